@@ -1,0 +1,210 @@
+// Builds the type model from catalog/catalog.json and the hand-written overlay, once, at start-up.
+import { readFileSync } from 'node:fs';
+import type { CatalogFile, CatalogProperty, CatalogType } from './format.js';
+import type { ApiVersion, OperationDef, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
+import type { Overlay, Role } from './overlay-format.js';
+import { overlay as defaultOverlay } from './overlay/index.js';
+
+const CATALOG_URL = new URL('../../../catalog/catalog.json', import.meta.url);
+
+export class Catalog {
+  readonly types = new Map<string, TypeDef>();
+  /** Wire `type` value -> type, for polymorphic creation and discriminators. */
+  private readonly byDiscriminator = new Map<string, TypeDef[]>();
+
+  constructor(file: CatalogFile, overlay: Overlay) {
+    const raw: Record<string, CatalogType> = { ...file.types, ...overlay.types };
+    for (const [name, t] of Object.entries(raw)) this.types.set(name, buildType(name, t));
+    this.resolveAncestors(raw);
+    this.applyOverlay(overlay);
+    this.indexSubtypes();
+    for (const t of this.types.values()) finishType(t);
+  }
+
+  /** The type named, or an error naming it (catalog inconsistencies are programming errors). */
+  type(name: string): TypeDef {
+    const t = this.types.get(name);
+    if (!t) throw new Error(`unknown bean type ${name}`);
+    return t;
+  }
+
+  /** Finds the concrete type a `type` discriminator value selects among the subtypes of `base`. */
+  subtypeByDiscriminator(base: TypeDef, value: string): TypeDef | undefined {
+    return this.byDiscriminator.get(value)?.find((t) => t === base || t.ancestors.has(base.name));
+  }
+
+  isA(t: TypeDef, ancestor: string): boolean {
+    return t.name === ancestor || t.ancestors.has(ancestor);
+  }
+
+  private resolveAncestors(raw: Record<string, CatalogType>): void {
+    const visit = (name: string, into: Set<string>) => {
+      for (const b of raw[name]?.b ?? []) {
+        if (into.has(b)) continue;
+        into.add(b);
+        visit(b, into);
+      }
+    };
+    for (const t of this.types.values()) visit(t.name, t.ancestors);
+  }
+
+  private applyOverlay(overlay: Overlay): void {
+    for (const [name, patch] of Object.entries(overlay.patches)) {
+      const t = this.types.get(name);
+      if (!t) throw new Error(`overlay names unknown type ${name}`);
+      for (const p of patch.properties ?? []) addProp(t, toPropDef(p), true);
+      for (const hidden of patch.hide ?? []) removeProp(t, hidden);
+    }
+    // Properties and operations declared on a base type reach every subtype.
+    for (const t of this.types.values()) {
+      const lineage = [t.name, ...t.ancestors];
+      for (const anc of lineage) {
+        const patch = overlay.patches[anc];
+        if (!patch) continue;
+        if (anc !== t.name) {
+          for (const p of patch.properties ?? []) if (!t.prop.has(p.n)) addProp(t, toPropDef(p), false);
+          for (const hidden of patch.hide ?? []) removeProp(t, hidden);
+        }
+        for (const op of patch.operations ?? []) {
+          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
+        }
+      }
+    }
+  }
+
+  private indexSubtypes(): void {
+    for (const t of this.types.values()) {
+      const list = this.byDiscriminator.get(t.discriminator) ?? [];
+      list.push(t);
+      this.byDiscriminator.set(t.discriminator, list);
+      for (const a of t.ancestors) this.types.get(a)?.subtypes.push(t);
+    }
+  }
+}
+
+let shared: Catalog | undefined;
+
+/** The catalog of this build, loaded on first use. */
+export function loadCatalog(): Catalog {
+  if (!shared) {
+    const file = JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
+    shared = new Catalog(file, defaultOverlay);
+  }
+  return shared;
+}
+
+function buildType(name: string, t: CatalogType): TypeDef {
+  const def: TypeDef = {
+    name,
+    short: t.s,
+    discriminator: t.disc ?? t.s,
+    kind: t.kind,
+    ancestors: new Set(),
+    roles: (t.roles ?? []) as Role[],
+    props: [],
+    prop: new Map(),
+    children: [],
+    fields: { current: [], legacy: [] },
+    operations: new Map(),
+    createForms: new Map(),
+    keyProp: 'name',
+    subtypes: [],
+  };
+  for (const p of t.p) addProp(def, toPropDef(p), false);
+  return def;
+}
+
+function addProp(t: TypeDef, p: PropDef, replace: boolean): void {
+  const existing = t.prop.get(p.name);
+  if (existing && !replace) return;
+  if (existing) t.props[t.props.indexOf(existing)] = p;
+  else t.props.push(p);
+  t.prop.set(p.name, p);
+}
+
+function removeProp(t: TypeDef, name: string): void {
+  const p = t.prop.get(name);
+  if (!p) return;
+  t.props.splice(t.props.indexOf(p), 1);
+  t.prop.delete(name);
+}
+
+/** Derived tables: children, visible fields per URL generation, create forms, key property. */
+function finishType(t: TypeDef): void {
+  for (const p of t.props) {
+    if (p.shape === 'singleton' || p.shape === 'collection') {
+      t.children.push(p);
+      if (p.creators.length > 0) {
+        p.createForm = `${p.shape === 'collection' ? singular(p.name) : p.name}CreateForm`;
+        t.createForms.set(p.createForm, p);
+      }
+      continue;
+    }
+    if (p.internal) continue;
+    t.fields.legacy.push(p);
+    if (!p.deprecatedIn) t.fields.current.push(p);
+    if (p.key) t.keyProp = p.name;
+  }
+  if (!t.prop.has(t.keyProp)) {
+    const key = t.props.find((p) => p.key);
+    if (key) t.keyProp = key.name;
+  }
+}
+
+/** Visible in the URL generation asked for (children and fields alike). */
+export function visibleIn(p: PropDef, version: ApiVersion): boolean {
+  return version === 'legacy' || !p.deprecatedIn;
+}
+
+function toPropDef(p: CatalogProperty): PropDef {
+  const shape: PropShape = p.rel === 'c' ? (p.a ? 'collection' : 'singleton') : p.rel === 'r' ? 'reference' : 'scalar';
+  const def: PropDef = {
+    name: p.n,
+    javaType: p.t,
+    valueKind: valueKindOf(p.t, p.rel),
+    array: p.a === 1,
+    shape,
+    optional: shape === 'singleton' && (p.cr?.length ?? 0) > 0,
+    creators: p.cr ?? [],
+    writable: p.w === 1,
+    key: p.k === 1,
+    hasDefault: 'd' in p,
+    defaultValue: p.d,
+    derivedDefault: p.dd === 1,
+    encrypted: p.enc === 1,
+    restartNeeded: p.rs === 1,
+    internal: p.ri === 1,
+  };
+  if ('dp' in p) def.productionDefault = p.dp;
+  if (p.lv) def.legalValues = p.lv;
+  if (p.dep) def.deprecatedIn = p.dep;
+  if (p.gr) def.readRoles = p.gr as Role[];
+  if (p.sr) def.writeRoles = p.sr as Role[];
+  if (p.only) def.onlyIn = p.only;
+  return def;
+}
+
+const KIND_BY_JAVA: Record<string, ValueKind> = {
+  int: 'int', short: 'int', byte: 'int', 'java.lang.Integer': 'int', 'java.lang.Short': 'int',
+  long: 'long', 'java.lang.Long': 'long',
+  double: 'double', float: 'double', 'java.lang.Double': 'double', 'java.lang.Float': 'double',
+  boolean: 'boolean', 'java.lang.Boolean': 'boolean',
+  'java.lang.String': 'string', char: 'string', 'java.lang.Character': 'string',
+  'java.util.Properties': 'properties', 'java.util.Map': 'properties',
+  'java.util.Date': 'date',
+  'appserver.health.HealthState': 'health',
+  'java.lang.Exception': 'throwable', 'java.lang.Throwable': 'throwable',
+};
+
+function valueKindOf(javaType: string, rel: CatalogProperty['rel']): ValueKind {
+  if (rel) return 'bean';
+  return KIND_BY_JAVA[javaType] ?? 'object';
+}
+
+/** English singular of a collection name, as the create-form names use it. */
+export function singular(plural: string): string {
+  if (plural.endsWith('ies')) return `${plural.slice(0, -3)}y`;
+  if (plural.endsWith('sses') || plural.endsWith('xes')) return plural.slice(0, -2);
+  if (plural.endsWith('s') && !plural.endsWith('ss')) return plural.slice(0, -1);
+  return plural;
+}

@@ -1,0 +1,16 @@
+// The overlay: REST-only types and properties, and the operations table.
+import type { Overlay, TypeOverlay } from '../overlay-format.js';
+import { operations } from './operations.js';
+import { restOnlyPatches, restOnlyTypes } from './rest-only.js';
+
+function merge(): Record<string, TypeOverlay> {
+  const patches: Record<string, TypeOverlay> = {};
+  for (const [type, patch] of Object.entries(restOnlyPatches)) patches[type] = { ...patch };
+  for (const [type, ops] of Object.entries(operations)) {
+    const patch = (patches[type] ??= {});
+    patch.operations = [...(patch.operations ?? []), ...ops];
+  }
+  return patches;
+}
+
+export const overlay: Overlay = { types: restOnlyTypes, patches: merge() };

@@ -1,0 +1,51 @@
+// What the REST layer adds on top of the bean types: resources that are not beans
+// (the change manager), federated children, and the job fields of task beans.
+import type { CatalogProperty, CatalogType } from '../format.js';
+import type { TypeOverlay } from '../overlay-format.js';
+
+export const CHANGE_MANAGER = 'appserver.management.rest.ChangeManager';
+const TASK = 'appserver.management.runtime.TaskRuntimeMBean';
+
+// Fields every asynchronous job carries so that clients can poll it.
+const jobFields: CatalogProperty[] = [
+  { n: 'startTime', t: 'java.util.Date' },
+  { n: 'endTime', t: 'java.util.Date' },
+  { n: 'completed', t: 'boolean' },
+  { n: 'progress', t: 'java.lang.String', lv: ['success', 'failed', 'processing', 'pending'] },
+  { n: 'intervalToPoll', t: 'long', d: 1000 },
+];
+
+export const restOnlyTypes: Record<string, CatalogType> = {
+  [CHANGE_MANAGER]: {
+    s: 'ChangeManager',
+    kind: 'rest',
+    roles: ['Deployer'],
+    p: [
+      { n: 'locked', t: 'boolean' },
+      { n: 'lockOwner', t: 'java.lang.String' },
+      { n: 'hasChanges', t: 'boolean' },
+      { n: 'mergeNeeded', t: 'boolean' },
+      { n: 'editSession', t: 'java.lang.String', d: 'default' },
+    ],
+  },
+};
+
+const changeManagerOps: TypeOverlay['operations'] = ['startEdit', 'activate', 'cancelEdit', 'safeResolve', 'forceResolve'].map(
+  (name) => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
+);
+
+export const restOnlyPatches: Record<string, TypeOverlay> = {
+  [CHANGE_MANAGER]: { operations: changeManagerOps },
+  'appserver.management.configuration.DomainMBean': {
+    properties: [{ n: 'changeManager', t: CHANGE_MANAGER, rel: 'c', only: 'edit' }],
+  },
+  'appserver.management.runtime.DomainRuntimeMBean': {
+    // The running servers' own runtime trees, federated under the domain runtime.
+    properties: [{ n: 'serverRuntimes', t: 'appserver.management.runtime.ServerRuntimeMBean', rel: 'c', a: 1 }],
+  },
+  [TASK]: { properties: jobFields },
+  'appserver.management.runtime.DeploymentProgressObjectMBean': { properties: jobFields },
+  'appserver.management.runtime.JVMRuntimeMBean': {
+    properties: [{ n: 'processCpuLoad', t: 'double' }],
+  },
+};

@@ -1,0 +1,62 @@
+// Starting and stopping a server: open the store, load the domain, listen, say where.
+import { loadCatalog } from '../catalog/load.js';
+import { Domain } from '../domain/domain.js';
+import { buildApp } from '../http/app.js';
+import { RequestStats } from '../runtime/live.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel?: string;
+  /** Print the ready line and a generated password (the CLI does; embedded uses may not). */
+  quiet?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  domain: Domain;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const catalog = loadCatalog();
+  const store = SqliteStore.inDir(opts.dataDir);
+  const opened = await Domain.open(catalog, store, {
+    adminUser: process.env.APPSERVER_ADMIN_USER,
+    adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
+    listenAddress: opts.host,
+    listenPort: opts.port,
+  });
+  const stats = new RequestStats();
+  const level = opts.logLevel ?? 'info';
+  const app = await buildApp({ catalog, domain: opened.domain, stats }, { logger: level === 'silent' ? false : { level } });
+  app.server.on('connection', (socket) => {
+    stats.openConnections++;
+    socket.once('close', () => stats.openConnections--);
+  });
+  await app.listen({ host: opts.host, port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const url = `http://${host}:${port}/management/appserver/latest`;
+  if (!opts.quiet) {
+    const out = process.stdout;
+    if (opened.generatedPassword) {
+      const user = process.env.APPSERVER_ADMIN_USER || 'admin';
+      out.write(`Created a new domain in ${opts.dataDir}. Administrator: ${user} / ${opened.generatedPassword} (shown only this once)\n`);
+    }
+    out.write(`appserver-admin listening on ${url}\n`);
+  }
+  return {
+    url,
+    port,
+    domain: opened.domain,
+    close: async () => {
+      await app.close();
+      await opened.domain.close();
+    },
+  };
+}

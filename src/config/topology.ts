@@ -1,0 +1,109 @@
+// Questions the runtime asks of the configuration: which servers exist, which servers a target
+// stands for, what a partition, resource group or application is targeted to.
+import { type BeanRecord, type TreeSource, childKey, itemKey, keyOfIdentity } from '../tree/records.js';
+
+export type Identity = readonly string[];
+
+export interface NamedBean {
+  name: string;
+  identity: string[];
+  values: Record<string, unknown>;
+  type: string;
+}
+
+export class Topology {
+  constructor(private readonly config: TreeSource) {}
+
+  get root(): BeanRecord | undefined {
+    return this.config.bean('');
+  }
+
+  get domainName(): string {
+    return String(this.root?.values.name ?? 'domain');
+  }
+
+  get adminServerName(): string {
+    return String(this.root?.values.adminServerName ?? 'AdminServer');
+  }
+
+  get productionMode(): boolean {
+    return this.root?.values.productionModeEnabled === true;
+  }
+
+  /** Items of a child collection of the bean with identity `parent`. */
+  items(parent: Identity, collection: string): NamedBean[] {
+    const cKey = childKey(keyOfIdentity(parent), collection);
+    const out: NamedBean[] = [];
+    for (const name of this.config.itemNames(cKey)) {
+      const record = this.config.bean(itemKey(cKey, name));
+      if (record) out.push({ name, identity: [...parent, collection, name], values: record.values, type: record.type });
+    }
+    return out;
+  }
+
+  bean(identity: Identity): BeanRecord | undefined {
+    return this.config.bean(keyOfIdentity(identity));
+  }
+
+  servers(): NamedBean[] {
+    return this.items([], 'servers');
+  }
+
+  /** Names of the servers a target (server, cluster, virtual target, migratable target) stands for. */
+  serversOf(target: Identity, seen = new Set<string>()): string[] {
+    const id = target.join('/');
+    if (seen.has(id)) return [];
+    seen.add(id);
+    const [collection, name] = target;
+    switch (collection) {
+      case 'servers':
+        return this.bean(target) ? [name!] : [];
+      case 'clusters':
+        return this.servers()
+          .filter((s) => sameIdentity(s.values.cluster, target))
+          .map((s) => s.name);
+      default: {
+        const targets = this.bean(target)?.values.targets;
+        return Array.isArray(targets) ? unique(targets.flatMap((t) => this.serversOf(t as string[], seen))) : [];
+      }
+    }
+  }
+
+  /** Servers a list of target references stands for. */
+  serversOfTargets(targets: unknown): string[] {
+    return Array.isArray(targets) ? unique(targets.flatMap((t) => this.serversOf(t as string[]))) : [];
+  }
+
+  partitions(): NamedBean[] {
+    return this.items([], 'partitions');
+  }
+
+  resourceGroups(partition: NamedBean): NamedBean[] {
+    return this.items(partition.identity, 'resourceGroups');
+  }
+
+  /** Servers a resource group of a partition runs on (its own targets, or the partition's defaults). */
+  resourceGroupServers(partition: NamedBean | undefined, rg: NamedBean): string[] {
+    const useDefault = rg.values.useDefaultTarget !== false && (!Array.isArray(rg.values.targets) || rg.values.targets.length === 0);
+    return this.serversOfTargets(useDefault && partition ? partition.values.defaultTargets : rg.values.targets);
+  }
+
+  /** Every server a partition is targeted to through its resource groups. */
+  partitionServers(partition: NamedBean): string[] {
+    const rgs = this.resourceGroups(partition);
+    const fromGroups = rgs.flatMap((rg) => this.resourceGroupServers(partition, rg));
+    return unique(rgs.length > 0 ? fromGroups : this.serversOfTargets(partition.values.defaultTargets));
+  }
+
+  appDeployments(): NamedBean[] {
+    return this.items([], 'appDeployments');
+  }
+}
+
+function sameIdentity(a: unknown, b: Identity): boolean {
+  return Array.isArray(a) && a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+function unique(list: string[]): string[] {
+  return [...new Set(list)];
+}

@@ -1,0 +1,102 @@
+// The domain: its activated configuration, its runtime and its security realm, loaded from the
+// store (or created from the demo template on first start).
+import type { Catalog } from '../catalog/load.js';
+import { Topology } from '../config/topology.js';
+import { RuntimeEngine } from '../runtime/engine.js';
+import { type RuntimeState, RUNTIME_STATE_KEY, emptyRuntimeState } from '../runtime/state.js';
+import { generatePassword } from '../security/passwords.js';
+import { SecurityService } from '../security/service.js';
+import type { Store, StoredBean } from '../store/store.js';
+import { BeanTree } from '../tree/records.js';
+import { demoDomain } from './demo.js';
+
+export interface DomainOptions {
+  adminUser?: string | undefined;
+  adminPassword?: string | undefined;
+  domainName?: string;
+  listenAddress: string;
+  listenPort: number;
+  now?: () => number;
+}
+
+export interface OpenedDomain {
+  domain: Domain;
+  /** Set when a new domain was created with a generated administrator password. */
+  generatedPassword?: string;
+  created: boolean;
+}
+
+const CONFIG_TREE = 'config';
+
+export class Domain {
+  private constructor(
+    readonly catalog: Catalog,
+    readonly store: Store,
+    readonly config: BeanTree,
+    readonly runtime: RuntimeEngine,
+    readonly security: SecurityService,
+  ) {}
+
+  static async open(catalog: Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
+    const now = opts.now ?? Date.now;
+    await store.open();
+    const security = new SecurityService(store);
+    await security.load();
+    const created = (await store.getMeta('created')) === undefined;
+    let generatedPassword: string | undefined;
+    let config: BeanTree;
+    let state: RuntimeState;
+    if (created) {
+      config = demoDomain(catalog, {
+        domainName: opts.domainName ?? 'demo_domain',
+        adminServerName: 'AdminServer',
+        listenAddress: opts.listenAddress,
+        listenPort: opts.listenPort,
+      });
+      await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
+      state = emptyRuntimeState();
+      // The demo shows a partition at work: the first one runs, the second waits halted.
+      state.partitions.partition1 = { state: 'RUNNING', subState: null };
+      await store.setState(RUNTIME_STATE_KEY, state);
+      const user = opts.adminUser || 'admin';
+      const password = opts.adminPassword || (generatedPassword = generatePassword());
+      await security.bootstrap(user, password);
+      await store.setMeta('created', new Date(now()).toISOString());
+    } else {
+      config = fromStored(await store.loadTree(CONFIG_TREE));
+      state = (await store.getState<RuntimeState>(RUNTIME_STATE_KEY)) ?? emptyRuntimeState();
+    }
+    const runtime = new RuntimeEngine(catalog, new Topology(config), state, now);
+    const domain = new Domain(catalog, store, config, runtime, security);
+    return { domain, created, ...(generatedPassword ? { generatedPassword } : {}) };
+  }
+
+  topology(): Topology {
+    return new Topology(this.config);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+/** A tree as store rows; items remember their collection and position. */
+export function toStored(tree: BeanTree): StoredBean[] {
+  const place = new Map<string, { collection: string; name: string; ord: number }>();
+  for (const [collection, names] of tree.collectionEntries()) {
+    names.forEach((name, ord) => place.set(`${collection}/${encodeURIComponent(name)}`, { collection, name, ord }));
+  }
+  const out: StoredBean[] = [];
+  for (const [key, record] of tree.entries()) {
+    const p = place.get(key);
+    out.push({ key, collection: p?.collection ?? null, name: p?.name ?? null, ord: p?.ord ?? 0, type: record.type, values: record.values });
+  }
+  return out;
+}
+
+export function fromStored(rows: StoredBean[]): BeanTree {
+  const tree = new BeanTree();
+  const sorted = [...rows].sort((a, b) => a.ord - b.ord);
+  for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name);
+  return tree;
+}

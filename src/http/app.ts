@@ -1,0 +1,131 @@
+// The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
+// catch-all route that hands every management and lifecycle URL to its handler.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Catalog } from '../catalog/load.js';
+import type { Domain } from '../domain/domain.js';
+import { Renderer } from '../render/entity.js';
+import type { RequestStats } from '../runtime/live.js';
+import { authorize } from '../security/authorize.js';
+import type { Principal } from '../security/service.js';
+import { Resolver } from '../tree/resolve.js';
+import { Trees } from '../tree/trees.js';
+import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
+import { lifecycleRoutes } from './lifecycle-routes.js';
+import { ManagementHandler } from './management.js';
+import { parseRequestPath } from './request-path.js';
+import { sendJson } from './send.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+export interface AppDependencies {
+  catalog: Catalog;
+  domain: Domain;
+  stats: RequestStats;
+}
+
+export interface AppOptions {
+  logger?: boolean | { level: string };
+  /** Largest request body accepted, in bytes. */
+  bodyLimit?: number;
+}
+
+const WRITE_METHODS = new Set(['POST', 'DELETE', 'PUT', 'PATCH']);
+
+/** True when an Accept header admits a JSON answer (absent, JSON, or a wildcard such as Java's default). */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((part) => {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';');
+    if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p))) return false;
+    const type = range.trim();
+    return type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json');
+  });
+}
+
+export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 10 * 1024 * 1024,
+    trustProxy: true,
+    // The routes below decode paths themselves; Fastify must not reject odd but valid names.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+  });
+  const resolver = new Resolver(deps.catalog);
+  const renderer = new Renderer(resolver);
+  const trees = new Trees(deps.catalog, deps.domain, deps.stats);
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees });
+
+  app.decorateRequest('principal', null as unknown as Principal);
+
+  app.addHook('onRequest', async (request, reply) => {
+    deps.stats.pending++;
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-store');
+    if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
+    const principal = await deps.domain.security.authenticate(request.headers.authorization);
+    if (!principal) {
+      throw unauthorized(
+        request.headers.authorization
+          ? 'Authentication failed: the user name or password is wrong.'
+          : 'Authentication required: send HTTP basic credentials (Authorization: Basic ...).',
+      );
+    }
+    request.principal = principal;
+    if (WRITE_METHODS.has(request.method)) {
+      const csrf = request.headers['x-requested-by'];
+      if (typeof csrf !== 'string' || csrf.trim() === '') {
+        throw badRequest(`The header 'X-Requested-By' is required on ${request.method} requests (any non-empty value, for example 'X-Requested-By: MyClient').`);
+      }
+    }
+    authorize(principal, { kind: 'read' });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    deps.stats.pending--;
+    deps.stats.completed++;
+    if (reply.statusCode >= 400 && reply.statusCode !== 401) {
+      request.log.info({ status: reply.statusCode, method: request.method, url: request.url }, 'request refused');
+    }
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendJson(reply, error.status, error.body(), error.headers);
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) {
+      request.log.error({ err: error, method: request.method, url: request.url }, 'unexpected failure');
+      return sendJson(reply, 500, new ApiError(500, [{ detail: `Internal error while handling ${request.method} ${request.url}: ${error.message}` }]).body());
+    }
+    return sendJson(reply, status, new ApiError(status, [{ detail: clientErrorText(error) }]).body());
+  });
+
+  app.setNotFoundHandler((request, reply) => sendJson(reply, 404, notFound(request.url).body()));
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = parseRequestPath(request.raw.url ?? '/');
+    if (path.api === 'lifecycle') return lifecycleRoutes(request, reply, path);
+    return management.handle(request, reply, path);
+  };
+  app.all('/*', handle);
+  return app;
+}
+
+/** Words for the client errors Fastify itself raises (body parsing, media type, size). */
+function clientErrorText(error: Error & { statusCode?: number; code?: string }): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `Unsupported Media Type: ${error.message}. Send application/json (or multipart/form-data for uploads).`;
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `The request body is larger than the server accepts: ${error.message}.`;
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty; send a JSON object (at least {}).';
+    default:
+      return error.message;
+  }
+}

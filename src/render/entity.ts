@@ -1,0 +1,131 @@
+// The one renderer: beans, collections and create forms become hypermedia JSON here.
+import { visibleIn } from '../catalog/load.js';
+import type { ApiVersion, PropDef, TypeDef } from '../catalog/model.js';
+import { childKey } from '../tree/records.js';
+import type { BeanNode, Mount, Resolver } from '../tree/resolve.js';
+import type { Link, Urls } from './links.js';
+import { type Shape, wantsField, wantsLinks, wantsRel } from './query.js';
+import { defaultOf, fieldValue, toWire } from './values.js';
+
+export interface RenderContext {
+  urls: Urls;
+  version: ApiVersion;
+  shape: Shape;
+  productionMode: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+export class Renderer {
+  constructor(private readonly resolver: Resolver) {}
+
+  /** A bean: links, identity, then every visible property. */
+  bean(node: BeanNode, ctx: RenderContext, asItem = false): Json {
+    const out: Json = {};
+    const live = node.root.live?.(node);
+    if (wantsLinks(ctx.shape)) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
+    if (node.type.kind !== 'rest' && wantsField(ctx.shape, 'identity')) out.identity = node.identity;
+    this.fields(node, ctx, out, live);
+    return out;
+  }
+
+  /** The properties of a bean (no links, no identity): used by search too. */
+  fields(
+    node: BeanNode,
+    ctx: RenderContext,
+    out: Json,
+    live: Record<string, unknown> | undefined,
+    select?: (p: PropDef) => boolean,
+  ): Json {
+    for (const p of node.type.fields[ctx.version]) {
+      if (select ? !select(p) : !wantsField(ctx.shape, p.name)) continue;
+      out[p.name] = fieldValue(p, node, live, ctx.productionMode);
+    }
+    return out;
+  }
+
+  collection(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, mount?: Mount): Json {
+    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    const out: Json = {};
+    if (wantsLinks(ctx.shape)) {
+      const links: Link[] = [];
+      push(links, ctx, 'parent', ctx.urls.href(owner.path));
+      push(links, ctx, 'self', ctx.urls.href(path));
+      push(links, ctx, 'canonical', ctx.urls.href(path));
+      if (owner.root.editable && prop.createForm) push(links, ctx, 'create-form', ctx.urls.href([...owner.path, prop.createForm]));
+      out.links = links;
+    }
+    out.items = items.map((item) => this.bean(item, ctx, true));
+    return out;
+  }
+
+  /** A create form: the new bean's writable properties at their defaults, and a `create` link. */
+  createForm(owner: BeanNode, prop: PropDef, path: readonly string[], type: TypeDef, ctx: RenderContext): Json {
+    const out: Json = {};
+    if (wantsLinks(ctx.shape)) {
+      const links: Link[] = [];
+      push(links, ctx, 'parent', ctx.urls.href(owner.path));
+      push(links, ctx, 'self', ctx.urls.href(path));
+      push(links, ctx, 'canonical', ctx.urls.href(path));
+      push(links, ctx, 'create', ctx.urls.href([...owner.path, prop.name]));
+      out.links = links;
+    }
+    const blank: BeanNode = { root: owner.root, type, key: '', identity: [], path, parentPath: owner.path };
+    for (const p of type.fields[ctx.version]) {
+      if (!(p.writable || p.name === 'type') || !wantsField(ctx.shape, p.name)) continue;
+      if (p.name === 'type') out.type = type.discriminator;
+      else if (p.key) out[p.name] = null;
+      else out[p.name] = p.encrypted ? null : toWire(p, defaultOf(p, blank, ctx.productionMode));
+    }
+    return out;
+  }
+
+  private itemLinks(node: BeanNode, ctx: RenderContext): Link[] {
+    const links: Link[] = [];
+    const href = ctx.urls.href(node.path);
+    push(links, ctx, 'self', href);
+    push(links, ctx, 'canonical', href);
+    return links;
+  }
+
+  private beanLinks(node: BeanNode, ctx: RenderContext, live: Record<string, unknown> | undefined): Link[] {
+    const links: Link[] = [];
+    const { urls } = ctx;
+    const self = urls.href(node.path);
+    push(links, ctx, 'parent', node.path.length === 0 ? urls.versionsHref() : urls.href(node.parentPath));
+    push(links, ctx, 'self', self);
+    push(links, ctx, 'canonical', self);
+    const source = node.root.source;
+    for (const p of node.type.children) {
+      if (!visibleIn(p, ctx.version) || (p.onlyIn && p.onlyIn !== node.root.name)) continue;
+      const present = !p.optional || source.bean(childKey(node.key, p.name)) !== undefined;
+      if (present) push(links, ctx, p.name, `${self}/${encodeURIComponent(p.name)}`);
+      if (node.root.editable && p.createForm && (p.shape === 'collection' || !present)) {
+        push(links, ctx, p.createForm, `${self}/${p.createForm}`);
+      }
+    }
+    this.referenceLinks(node, ctx, links, live);
+    for (const op of node.type.operations.values()) {
+      if (op.deprecatedIn && ctx.version !== 'legacy') continue;
+      if (wantsRel(ctx.shape, 'action')) links.push({ rel: 'action', href: `${self}/${op.name}`, title: op.name });
+    }
+    if (node.key === '') push(links, ctx, 'search', `${self}/search`);
+    return links;
+  }
+
+  /** A link per set singleton reference, to the referenced bean in the same tree. */
+  private referenceLinks(node: BeanNode, ctx: RenderContext, links: Link[], live: Record<string, unknown> | undefined): void {
+    const values = node.record?.values;
+    if (!values && !live) return;
+    for (const p of node.type.fields[ctx.version]) {
+      if (p.shape !== 'reference' || p.array) continue;
+      const identity = live && p.name in live ? live[p.name] : values?.[p.name];
+      if (!Array.isArray(identity)) continue;
+      push(links, ctx, p.name, ctx.urls.href([...node.root.base, ...(identity as string[])]));
+    }
+  }
+}
+
+function push(links: Link[], ctx: RenderContext, rel: string, href: string): void {
+  if (wantsRel(ctx.shape, rel)) links.push({ rel, href });
+}

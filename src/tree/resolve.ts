@@ -1,0 +1,185 @@
+// One resolver for every bean tree: walks URL path segments over the type catalog and a tree's
+// records, one map lookup per segment, and says what the path names.
+import type { Catalog } from '../catalog/load.js';
+import { visibleIn } from '../catalog/load.js';
+import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
+import { notFound } from '../http/errors.js';
+import { type BeanRecord, type TreeSource, childKey, itemKey } from './records.js';
+
+export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
+
+/** Computes values that live outside the records (figures of this process, clocks). */
+export type LiveValues = (node: BeanNode) => Record<string, unknown> | undefined;
+
+/** A collection whose items are whole trees of their own (the running servers' runtime trees). */
+export interface Mount {
+  names(): readonly string[];
+  root(name: string): TreeRoot | undefined;
+}
+
+export interface TreeRoot {
+  name: TreeName;
+  source: TreeSource;
+  type: TypeDef;
+  /** URL segments from the version root to this tree's root. */
+  base: readonly string[];
+  mounts?: ReadonlyMap<string, Mount>;
+  /** Hides collection items outside the request's partition scope. */
+  filter?: (prop: PropDef, name: string) => boolean;
+  live?: LiveValues;
+  /** The edit tree: create forms are offered. */
+  editable: boolean;
+}
+
+export interface BeanNode {
+  root: TreeRoot;
+  type: TypeDef;
+  key: string;
+  identity: readonly string[];
+  /** Absent for an always-present singleton nobody configured: every value is its default. */
+  record?: BeanRecord;
+  /** Name of the owning bean: the default name of singleton children. */
+  parentName?: string;
+  /** URL segments from the version root. */
+  path: readonly string[];
+  /** URL segments of the parent resource (the collection for items). */
+  parentPath: readonly string[];
+}
+
+export type Target =
+  | { kind: 'bean'; node: BeanNode }
+  | { kind: 'collection'; owner: BeanNode; prop: PropDef; path: readonly string[]; mount?: Mount }
+  | { kind: 'createForm'; owner: BeanNode; prop: PropDef; path: readonly string[] }
+  | { kind: 'action'; node: BeanNode; op: OperationDef; path: readonly string[] }
+  | { kind: 'search'; node: BeanNode; path: readonly string[] };
+
+export class Resolver {
+  constructor(private readonly catalog: Catalog) {}
+
+  rootNode(root: TreeRoot): BeanNode {
+    const record = root.source.bean('');
+    return {
+      root,
+      type: record ? this.catalog.type(record.type) : root.type,
+      key: '',
+      identity: [],
+      ...(record ? { record } : {}),
+      path: root.base,
+      parentPath: root.base.slice(0, -1),
+    };
+  }
+
+  /** Child property of `node` named `seg`, when it is visible here. */
+  child(node: BeanNode, seg: string, version: ApiVersion): PropDef | undefined {
+    const prop = node.type.prop.get(seg);
+    if (!prop || (prop.shape !== 'singleton' && prop.shape !== 'collection')) return undefined;
+    if (!visibleIn(prop, version)) return undefined;
+    if (prop.onlyIn && prop.onlyIn !== node.root.name) return undefined;
+    return prop;
+  }
+
+  /** The singleton child bean, synthesised with defaults when it is always present. */
+  singleton(node: BeanNode, prop: PropDef): BeanNode | undefined {
+    const key = childKey(node.key, prop.name);
+    const record = node.root.source.bean(key);
+    if (!record && prop.optional) return undefined;
+    return this.childNode(node, prop, key, [...node.identity, prop.name], [...node.path, prop.name], node.path, record);
+  }
+
+  /** The item `name` of a child collection. */
+  item(node: BeanNode, prop: PropDef, name: string): BeanNode | undefined {
+    if (node.root.filter && !node.root.filter(prop, name)) return undefined;
+    const cKey = childKey(node.key, prop.name);
+    const key = itemKey(cKey, name);
+    const record = node.root.source.bean(key);
+    if (!record) return undefined;
+    const colPath = [...node.path, prop.name];
+    return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record);
+  }
+
+  /** Items of a child collection, in order, honouring the partition scope. */
+  items(node: BeanNode, prop: PropDef): BeanNode[] {
+    const cKey = childKey(node.key, prop.name);
+    const out: BeanNode[] = [];
+    for (const name of node.root.source.itemNames(cKey)) {
+      const item = this.item(node, prop, name);
+      if (item) out.push(item);
+    }
+    return out;
+  }
+
+  /** Roots of the trees mounted under a collection. */
+  mountedItems(mount: Mount): BeanNode[] {
+    const out: BeanNode[] = [];
+    for (const name of mount.names()) {
+      const root = mount.root(name);
+      if (root) out.push(this.rootNode(root));
+    }
+    return out;
+  }
+
+  resolve(root: TreeRoot, segments: readonly string[], version: ApiVersion): Target {
+    let node = this.rootNode(root);
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i]!;
+      const last = i === segments.length - 1;
+      const mount = node.key === '' ? node.root.mounts?.get(seg) : undefined;
+      const prop = this.child(node, seg, version);
+      if (mount && prop) {
+        if (last) return { kind: 'collection', owner: node, prop, path: [...node.path, seg], mount };
+        const name = segments[++i]!;
+        const sub = mount.root(name);
+        if (!sub) throw notFound(name);
+        node = this.rootNode(sub);
+        continue;
+      }
+      if (prop?.shape === 'singleton') {
+        const next = this.singleton(node, prop);
+        if (!next) throw notFound(seg);
+        node = next;
+        continue;
+      }
+      if (prop?.shape === 'collection') {
+        if (last) return { kind: 'collection', owner: node, prop, path: [...node.path, seg] };
+        const name = segments[++i]!;
+        const next = this.item(node, prop, name);
+        if (!next) throw notFound(name);
+        node = next;
+        continue;
+      }
+      if (last) {
+        const path = [...node.path, seg];
+        const op = node.type.operations.get(seg);
+        if (op && (!op.deprecatedIn || version === 'legacy')) return { kind: 'action', node, op, path };
+        const formProp = node.root.editable ? node.type.createForms.get(seg) : undefined;
+        if (formProp && visibleIn(formProp, version)) return { kind: 'createForm', owner: node, prop: formProp, path };
+        if (seg === 'search' && node.key === '') return { kind: 'search', node, path };
+      }
+      throw notFound(seg);
+    }
+    return { kind: 'bean', node };
+  }
+
+  private childNode(
+    parent: BeanNode,
+    prop: PropDef,
+    key: string,
+    identity: string[],
+    path: string[],
+    parentPath: readonly string[],
+    record: BeanRecord | undefined,
+  ): BeanNode {
+    const type = this.catalog.type(record?.type ?? prop.javaType);
+    const parentName = parent.record?.values.name ?? parent.parentName;
+    return {
+      root: parent.root,
+      type,
+      key,
+      identity,
+      ...(record ? { record } : {}),
+      ...(typeof parentName === 'string' ? { parentName } : {}),
+      path,
+      parentPath,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+// The five bean trees of a request, seen from its partition scope.
+import type { Catalog } from '../catalog/load.js';
+import type { PropDef } from '../catalog/model.js';
+import type { Domain } from '../domain/domain.js';
+import { type RequestStats, adminServerLive } from '../runtime/live.js';
+import type { Mount, TreeName, TreeRoot } from './resolve.js';
+
+export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
+
+/** Collections whose items are partitions: a partition-scoped request sees only its own. */
+const PARTITION_COLLECTIONS = new Set(['partitions', 'domainPartitionRuntimes', 'partitionRuntimes']);
+
+export interface Scope {
+  partition?: string;
+}
+
+export class Trees {
+  private readonly adminLive;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly domain: Domain,
+    stats: RequestStats,
+  ) {
+    this.adminLive = adminServerLive(stats);
+  }
+
+  root(name: TreeName, scope: Scope): TreeRoot {
+    const filter = scopeFilter(scope);
+    switch (name) {
+      case 'edit':
+      case 'serverConfig':
+      case 'domainConfig':
+        return {
+          name,
+          source: this.domain.config,
+          type: this.catalog.type('appserver.management.configuration.DomainMBean'),
+          base: [name],
+          editable: name === 'edit',
+          ...(filter ? { filter } : {}),
+        };
+      case 'domainRuntime':
+        return this.domainRuntime(scope, filter);
+      case 'serverRuntime':
+        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter)!;
+    }
+  }
+
+  private domainRuntime(scope: Scope, filter: TreeRoot['filter']): TreeRoot {
+    const runtime = this.domain.runtime;
+    const servers: Mount = {
+      names: () => runtime.runningServers(),
+      root: (server) => this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter),
+    };
+    const partition = scope.partition;
+    return {
+      name: 'domainRuntime',
+      source: runtime.domainTree,
+      type: this.catalog.type('appserver.management.runtime.DomainRuntimeMBean'),
+      base: ['domainRuntime'],
+      mounts: new Map([['serverRuntimes', servers]]),
+      editable: false,
+      ...(filter ? { filter } : {}),
+      ...(partition
+        ? { live: (node) => (node.key === '' ? { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] } : undefined) }
+        : {}),
+    };
+  }
+
+  private serverRoot(server: string, base: string[], filter: TreeRoot['filter']): TreeRoot | undefined {
+    const tree = this.domain.runtime.serverTrees.get(server);
+    if (!tree) return undefined;
+    const admin = server === this.domain.topology().adminServerName;
+    return {
+      name: 'serverRuntime',
+      source: tree,
+      type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
+      base,
+      editable: false,
+      ...(filter ? { filter } : {}),
+      ...(admin ? { live: this.adminLive } : {}),
+    };
+  }
+}
+
+function scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {
+  const partition = scope.partition;
+  if (!partition) return undefined;
+  return (prop, name) => !PARTITION_COLLECTIONS.has(prop.name) || name === partition;
+}
