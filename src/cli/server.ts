@@ -12,6 +12,9 @@ export interface ServerOptions {
   logLevel?: string;
   /** Print the ready line and a generated password (the CLI does; embedded uses may not). */
   quiet?: boolean;
+  /** First administrator of a new domain; default from APPSERVER_ADMIN_USER / APPSERVER_ADMIN_PASSWORD. */
+  adminUser?: string;
+  adminPassword?: string;
 }
 
 export interface RunningServer {
@@ -25,8 +28,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const catalog = loadCatalog();
   const store = SqliteStore.inDir(opts.dataDir);
   const opened = await Domain.open(catalog, store, {
-    adminUser: process.env.APPSERVER_ADMIN_USER,
-    adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
+    adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
+    adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: opts.host,
     listenPort: opts.port,
   });
