@@ -1,6 +1,8 @@
 // The domain: its activated configuration, its runtime and its security realm, loaded from the
 // store (or created from the demo template on first start).
 import type { Catalog } from '../catalog/load.js';
+import { ConfigService } from '../config/config-service.js';
+import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { RuntimeEngine } from '../runtime/engine.js';
 import { type RuntimeState, RUNTIME_STATE_KEY, emptyRuntimeState } from '../runtime/state.js';
@@ -32,10 +34,20 @@ export class Domain {
   private constructor(
     readonly catalog: Catalog,
     readonly store: Store,
-    readonly config: BeanTree,
+    readonly configService: ConfigService,
     readonly runtime: RuntimeEngine,
     readonly security: SecurityService,
-  ) {}
+  ) {
+    // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
+    configService.onActivation(() => {
+      runtime.rebuild(this.topology());
+    });
+  }
+
+  /** The activated configuration. */
+  get config(): BeanTree {
+    return this.configService.config;
+  }
 
   static async open(catalog: Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
     const now = opts.now ?? Date.now;
@@ -66,8 +78,12 @@ export class Domain {
       config = fromStored(await store.loadTree(CONFIG_TREE));
       state = (await store.getState<RuntimeState>(RUNTIME_STATE_KEY)) ?? emptyRuntimeState();
     }
+    let key = await store.getMeta('secretKey');
+    if (!key) await store.setMeta('secretKey', (key = Secrets.newKey()));
+    const secrets = new Secrets(Buffer.from(key, 'base64'));
+    const configService = await ConfigService.load(catalog, store, config, secrets);
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, now);
-    const domain = new Domain(catalog, store, config, runtime, security);
+    const domain = new Domain(catalog, store, configService, runtime, security);
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}) };
   }
 

@@ -9,6 +9,10 @@ import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
 import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../tree/trees.js';
+import { registerConfigActions } from '../actions/config-actions.js';
+import { ActionRegistry } from '../actions/invoke.js';
+import { registerSecurityActions } from '../actions/security-actions.js';
+import { pairs, parseLenient } from './body.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
@@ -57,7 +61,23 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const resolver = new Resolver(deps.catalog);
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees });
+  const actions = new ActionRegistry(deps.catalog);
+  registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
+  registerSecurityActions(actions, deps.domain.security);
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions });
+
+  // Bodies: JSON and its relaxed dialect, `key=value` forms, and plain text holding either.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const lenient = (_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
+    try {
+      done(null, parseLenient(body));
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, lenient);
+  app.addContentTypeParser(/^application\/.*\+json$/, { parseAs: 'string' }, lenient);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, pairs(body as string)));
 
   app.decorateRequest('principal', null as unknown as Principal);
 

@@ -9,7 +9,13 @@ import { type Link, Urls } from '../render/links.js';
 import { parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import type { Resolver, Target, TreeName } from '../tree/resolve.js';
 import { TREE_NAMES, type Trees } from '../tree/trees.js';
-import { methodNotAllowed, notFound } from './errors.js';
+import type { ActionRegistry } from '../actions/invoke.js';
+import type { OperationDef, PropDef } from '../catalog/model.js';
+import { DEFAULT_SESSION } from '../config/session.js';
+import { authorize } from '../security/authorize.js';
+import type { BeanNode } from '../tree/resolve.js';
+import { bodyObject } from './body.js';
+import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import type { RequestPath } from './request-path.js';
 import { sendJson } from './send.js';
 import { CURRENT_VERSION, LEGACY_VERSION, managementVersion } from './versions.js';
@@ -20,7 +26,11 @@ export interface ManagementDependencies {
   resolver: Resolver;
   renderer: Renderer;
   trees: Trees;
+  actions: ActionRegistry;
 }
+
+/** Request header naming the edit session a request works in. */
+export const SESSION_HEADER = 'appserver.edit.session';
 
 type Json = Record<string, unknown>;
 
@@ -55,30 +65,72 @@ export class ManagementHandler {
       return sendJson(reply, 200, this.currentUser(request, path.partition, ctx));
     }
     if (!TREE_NAMES.includes(tree as TreeName)) throw notFound(tree);
-    const root = this.deps.trees.root(tree as TreeName, path.partition !== undefined ? { partition: path.partition } : {});
+    const session = sessionOf(request);
+    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session };
+    const root = this.deps.trees.root(tree as TreeName, scope);
     const target = this.deps.resolver.resolve(root, segments, version);
-    return this.dispatch(request, reply, target, ctx);
+    return this.dispatch(request, reply, target, ctx, session);
   }
 
-  private dispatch(request: FastifyRequest, reply: FastifyReply, target: Target, ctx: RenderContext): FastifyReply {
+  private async dispatch(request: FastifyRequest, reply: FastifyReply, target: Target, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const { renderer } = this.deps;
+    const method = request.method;
+    const editable = target.kind === 'action' || target.kind === 'search' ? false : (target.kind === 'bean' ? target.node : target.owner).root.editable;
     switch (target.kind) {
       case 'bean':
-        onlyGet(request);
-        return sendJson(reply, 200, renderer.bean(target.node, ctx));
+        if (method === 'GET' || method === 'HEAD') return sendJson(reply, 200, renderer.bean(target.node, ctx));
+        if (!editable) throw methodNotAllowed(method, ['GET']);
+        if (method === 'POST') return this.update(request, reply, target.node, session);
+        if (method === 'DELETE') return this.remove(request, reply, target.node, session);
+        throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
       case 'collection':
-        onlyGet(request);
-        return sendJson(reply, 200, renderer.collection(target.owner, target.prop, target.path, ctx, target.mount));
+        if (method === 'GET' || method === 'HEAD') {
+          return sendJson(reply, 200, renderer.collection(target.owner, target.prop, target.path, ctx, target.mount));
+        }
+        if (!editable || target.prop.creators.length === 0) throw methodNotAllowed(method, ['GET']);
+        if (method === 'POST') return this.create(request, reply, target.owner, target.prop, ctx, session);
+        throw methodNotAllowed(method, ['GET', 'POST']);
+      case 'absent':
+        if (!editable || method !== 'POST') throw method === 'GET' || method === 'DELETE' || !editable ? notFound(target.prop.name) : methodNotAllowed(method, ['POST']);
+        return this.create(request, reply, target.owner, target.prop, ctx, session);
       case 'createForm': {
         onlyGet(request);
         const type = this.deps.catalog.type(target.prop.creators[0] ?? target.prop.javaType);
         return sendJson(reply, 200, renderer.createForm(target.owner, target.prop, target.path, type, ctx));
       }
       case 'action':
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return this.invoke(request, reply, target.node, target.op, ctx, session);
       case 'search':
-        // Actions and searches are invoked with POST; this server version serves the trees read-only.
-        throw methodNotAllowed(request.method, request.method === 'GET' ? ['POST'] : ['GET']);
+        throw methodNotAllowed(method, method === 'POST' ? ['GET'] : ['POST']);
     }
+  }
+
+  private async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, prop: PropDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
+    const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
+    authorize(request.principal, { kind: 'write', type });
+    const identity = await this.deps.domain.configService.create(request.principal.user, session, owner, prop, bodyObject(request.body));
+    return sendJson(reply, 201, {}, { location: ctx.urls.href([...owner.root.base, ...identity]) });
+  }
+
+  private async update(request: FastifyRequest, reply: FastifyReply, node: BeanNode, session: string): Promise<FastifyReply> {
+    authorize(request.principal, { kind: 'write', type: node.type });
+    await this.deps.domain.configService.update(request.principal.user, session, node, bodyObject(request.body));
+    return sendJson(reply, 200, {});
+  }
+
+  private async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, session: string): Promise<FastifyReply> {
+    authorize(request.principal, { kind: 'write', type: node.type });
+    if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
+    await this.deps.domain.configService.delete(request.principal.user, session, node, node.via);
+    return sendJson(reply, 200, {});
+  }
+
+  private async invoke(request: FastifyRequest, reply: FastifyReply, node: BeanNode, op: OperationDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
+    authorize(request.principal, { kind: 'invoke', type: node.type, op });
+    const result = await this.deps.actions.invoke({ node, op, principal: request.principal, session, ctx }, bodyObject(request.body, 'action arguments'));
+    if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
+    return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
   }
 
   private partitionExists(name: string): boolean {
@@ -136,6 +188,12 @@ export class ManagementHandler {
       user: request.principal.user,
     });
   }
+}
+
+function sessionOf(request: FastifyRequest): string {
+  const header = request.headers[SESSION_HEADER];
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && value.trim() !== '' ? value.trim() : DEFAULT_SESSION;
 }
 
 function onlyGet(request: FastifyRequest): void {

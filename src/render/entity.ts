@@ -39,6 +39,8 @@ export class Renderer {
   ): Json {
     for (const p of node.type.fields[ctx.version]) {
       if (select ? !select(p) : !wantsField(ctx.shape, p.name)) continue;
+      // A live value explicitly undefined means the property is absent in this state.
+      if (live && p.name in live && live[p.name] === undefined) continue;
       out[p.name] = fieldValue(p, node, live, ctx.productionMode);
     }
     return out;

@@ -122,9 +122,67 @@ export class SecurityService {
   }
 
   async createUser(name: string, password: string, description: string): Promise<void> {
-    const user = { name, hash: await hashPassword(password), description };
+    await this.saveUser({ name, hash: await hashPassword(password), description });
+  }
+
+  user(name: string): StoredUser | undefined {
+    return this.users.get(name);
+  }
+
+  group(name: string): StoredGroup | undefined {
+    return this.groups.get(name);
+  }
+
+  async verify(name: string, password: string): Promise<boolean> {
+    const user = this.users.get(name);
+    return user !== undefined && verifyPassword(password, user.hash);
+  }
+
+  async setPassword(name: string, password: string): Promise<void> {
+    const user = this.users.get(name);
+    if (!user) throw new Error(`no user ${name}`);
+    await this.saveUser({ ...user, hash: await hashPassword(password) });
+  }
+
+  async setUserDescription(name: string, description: string): Promise<void> {
+    const user = this.users.get(name);
+    if (!user) throw new Error(`no user ${name}`);
+    await this.saveUser({ ...user, description });
+  }
+
+  async removeUser(name: string): Promise<void> {
+    await this.store.deleteUser(name);
+    this.users.delete(name);
+    for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
+    this.changed();
+  }
+
+  async createGroup(name: string, description: string): Promise<void> {
+    await this.saveGroup({ name, description, members: [] });
+  }
+
+  async setGroupDescription(name: string, description: string): Promise<void> {
+    const g = this.groups.get(name);
+    if (!g) throw new Error(`no group ${name}`);
+    await this.saveGroup({ ...g, description });
+  }
+
+  async removeGroup(name: string): Promise<void> {
+    await this.store.deleteGroup(name);
+    this.groups.delete(name);
+    for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
+    this.changed();
+  }
+
+  async removeMember(group: string, member: string): Promise<void> {
+    const g = this.groups.get(group);
+    if (!g) throw new Error(`no group ${group}`);
+    await this.saveGroup({ ...g, members: g.members.filter((m) => m !== member) });
+  }
+
+  private async saveUser(user: StoredUser): Promise<void> {
     await this.store.putUser(user);
-    this.users.set(name, user);
+    this.users.set(user.name, user);
     this.changed();
   }
 

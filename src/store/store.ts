@@ -29,6 +29,33 @@ export interface BeanChanges {
   remove: string[];
 }
 
+/** An edit session as stored: its description and its pending changes (JSON), in order. */
+export interface StoredSession {
+  name: string;
+  info: unknown;
+  changes: [string, unknown][];
+}
+
+/** What one activation changed, for the record readable through the API. */
+export interface ActivationRecord {
+  id: number;
+  version: number;
+  editSession: string;
+  user: string;
+  startTime: number;
+  endTime: number;
+  restartRequired: boolean;
+  changes: unknown[];
+}
+
+export interface ActivationWrite {
+  /** Configuration changes applied to the 'config' tree. */
+  config: BeanChanges;
+  /** The session after activation (lock released, no changes). */
+  session: StoredSession;
+  record: Omit<ActivationRecord, 'id'>;
+}
+
 export interface Store {
   /** Creates or migrates the schema. */
   open(): Promise<void>;
@@ -48,6 +75,14 @@ export interface Store {
   groups(): Promise<StoredGroup[]>;
   putGroup(group: StoredGroup): Promise<void>;
   deleteGroup(name: string): Promise<void>;
+
+  sessions(): Promise<StoredSession[]>;
+  putSession(session: StoredSession): Promise<void>;
+  deleteSession(name: string): Promise<void>;
+  /** Applies an activation in one transaction: configuration, session, record, version. */
+  activate(write: ActivationWrite): Promise<number>;
+  /** The most recent activations, newest first. */
+  activations(limit: number): Promise<ActivationRecord[]>;
 
   /** Small JSON documents (runtime desired states and the like). */
   getState<T>(key: string): Promise<T | undefined>;

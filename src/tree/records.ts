@@ -1,5 +1,6 @@
 // Bean trees held in memory: a record per materialised bean, addressed by a key built from its
-// identity. Lookups are one map access per path segment, whatever the size of the domain.
+// identity. Lookups are one map access per path segment, whatever the size of the domain, and a
+// subtree is found through a children index, never by scanning the tree.
 
 /** One stored bean: its concrete type and the values explicitly set on it (REST names). */
 export interface BeanRecord {
@@ -14,7 +15,7 @@ export interface TreeSource {
   itemNames(collectionKey: string): readonly string[];
 }
 
-const ROOT = '';
+export const ROOT_KEY = '';
 
 export function segmentKey(segment: string): string {
   return encodeURIComponent(segment);
@@ -22,7 +23,7 @@ export function segmentKey(segment: string): string {
 
 /** Key of a child (singleton or collection) of the bean at `parentKey`. */
 export function childKey(parentKey: string, prop: string): string {
-  return parentKey === ROOT ? prop : `${parentKey}/${prop}`;
+  return parentKey === ROOT_KEY ? prop : `${parentKey}/${prop}`;
 }
 
 /** Key of the item `name` of the collection at `collectionKey`. */
@@ -30,16 +31,35 @@ export function itemKey(collectionKey: string, name: string): string {
   return `${collectionKey}/${segmentKey(name)}`;
 }
 
-/** Key of the bean with this identity; every second segment after a collection is an item name,
- *  which is why callers pass the identity as (child, name?) steps when they build it. */
+/** Key of the bean with this identity. */
 export function keyOfIdentity(identity: readonly string[]): string {
   return identity.map(segmentKey).join('/');
+}
+
+/** The key one segment up (the collection for an item, the owner for a singleton or collection). */
+export function upKey(key: string): string {
+  const i = key.lastIndexOf('/');
+  return i < 0 ? ROOT_KEY : key.slice(0, i);
+}
+
+/** Key of the bean owning a bean: two segments up for items, one for singletons. */
+export function ownerKey(key: string, collectionKey: string | null): string {
+  return collectionKey !== null ? upKey(collectionKey) : upKey(key);
+}
+
+/** True when `key` is `ancestor` or lies below it. */
+export function isWithin(key: string, ancestor: string): boolean {
+  return ancestor === ROOT_KEY || key === ancestor || key.startsWith(`${ancestor}/`);
 }
 
 /** A mutable in-memory tree. */
 export class BeanTree implements TreeSource {
   private readonly beans = new Map<string, BeanRecord>();
   private readonly collections = new Map<string, string[]>();
+  /** owner key -> keys of the beans directly below it (singletons and collection items). */
+  private readonly kids = new Map<string, Set<string>>();
+  /** item key -> [collection key, name], so removal can unlist it. */
+  private readonly placement = new Map<string, [string, string]>();
 
   bean(key: string): BeanRecord | undefined {
     return this.beans.get(key);
@@ -50,13 +70,13 @@ export class BeanTree implements TreeSource {
   }
 
   setRoot(record: BeanRecord): void {
-    this.beans.set(ROOT, record);
+    this.beans.set(ROOT_KEY, record);
   }
 
   /** Stores a singleton child; returns its key. */
   putSingleton(parentKey: string, prop: string, record: BeanRecord): string {
     const key = childKey(parentKey, prop);
-    this.beans.set(key, record);
+    this.putRaw(key, record, null, null);
     return key;
   }
 
@@ -64,37 +84,66 @@ export class BeanTree implements TreeSource {
   putItem(parentKey: string, collection: string, name: string, record: BeanRecord): string {
     const cKey = childKey(parentKey, collection);
     const key = itemKey(cKey, name);
-    if (!this.beans.has(key)) {
-      const names = this.collections.get(cKey);
-      if (names) names.push(name);
-      else this.collections.set(cKey, [name]);
-    }
-    this.beans.set(key, record);
+    this.putRaw(key, record, cKey, name);
     return key;
   }
 
-  /** Stores a bean by key, registering it in its collection when it is an item (loading from storage). */
+  /** Stores a bean by key; items (collection and name given) are listed in their collection. */
   putRaw(key: string, record: BeanRecord, collectionKey: string | null, name: string | null): void {
-    if (collectionKey !== null && name !== null && !this.beans.has(key)) {
-      const names = this.collections.get(collectionKey);
-      if (names) names.push(name);
-      else this.collections.set(collectionKey, [name]);
+    if (key === ROOT_KEY) {
+      this.beans.set(key, record);
+      return;
+    }
+    if (!this.beans.has(key)) {
+      if (collectionKey !== null && name !== null) {
+        const names = this.collections.get(collectionKey);
+        if (names) names.push(name);
+        else this.collections.set(collectionKey, [name]);
+        this.placement.set(key, [collectionKey, name]);
+      }
+      const owner = ownerKey(key, collectionKey);
+      const set = this.kids.get(owner);
+      if (set) set.add(key);
+      else this.kids.set(owner, new Set([key]));
     }
     this.beans.set(key, record);
   }
 
+  /** Keys of the bean at `key` and every bean below it, parents first. */
+  subtree(key: string): string[] {
+    const out: string[] = [];
+    const walk = (k: string) => {
+      if (this.beans.has(k)) out.push(k);
+      for (const child of this.kids.get(k) ?? []) walk(child);
+    };
+    walk(key);
+    return out;
+  }
+
   /** Removes a bean and everything below it. */
-  remove(key: string, collectionKey?: string, name?: string): void {
-    const prefix = `${key}/`;
-    for (const k of [...this.beans.keys()]) if (k === key || k.startsWith(prefix)) this.beans.delete(k);
-    for (const k of [...this.collections.keys()]) if (k.startsWith(prefix)) this.collections.delete(k);
-    if (collectionKey !== undefined && name !== undefined) {
-      const names = this.collections.get(collectionKey);
-      if (names) {
-        const i = names.indexOf(name);
-        if (i >= 0) names.splice(i, 1);
+  remove(key: string): void {
+    const keys = this.subtree(key);
+    for (const k of keys.reverse()) {
+      this.beans.delete(k);
+      this.kids.delete(k);
+      const place = this.placement.get(k);
+      if (place) {
+        this.placement.delete(k);
+        const names = this.collections.get(place[0]);
+        if (names) {
+          const i = names.indexOf(place[1]);
+          if (i >= 0) names.splice(i, 1);
+          if (names.length === 0) this.collections.delete(place[0]);
+        }
       }
+      const owner = ownerKey(k, place ? place[0] : null);
+      this.kids.get(owner)?.delete(k);
     }
+  }
+
+  /** Where an item sits: its collection key and name (undefined for singletons and the root). */
+  placementOf(key: string): [string, string] | undefined {
+    return this.placement.get(key);
   }
 
   /** Every stored bean, for persistence and copying. */

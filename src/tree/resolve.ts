@@ -44,12 +44,16 @@ export interface BeanNode {
   path: readonly string[];
   /** URL segments of the parent resource (the collection for items). */
   parentPath: readonly string[];
+  /** The child property of the owning bean this bean was reached through (absent for roots). */
+  via?: PropDef;
 }
 
 export type Target =
   | { kind: 'bean'; node: BeanNode }
   | { kind: 'collection'; owner: BeanNode; prop: PropDef; path: readonly string[]; mount?: Mount }
   | { kind: 'createForm'; owner: BeanNode; prop: PropDef; path: readonly string[] }
+  /** An optional singleton that does not exist (yet): POST creates it. */
+  | { kind: 'absent'; owner: BeanNode; prop: PropDef; path: readonly string[] }
   | { kind: 'action'; node: BeanNode; op: OperationDef; path: readonly string[] }
   | { kind: 'search'; node: BeanNode; path: readonly string[] };
 
@@ -135,6 +139,7 @@ export class Resolver {
       }
       if (prop?.shape === 'singleton') {
         const next = this.singleton(node, prop);
+        if (!next && last) return { kind: 'absent', owner: node, prop, path: [...node.path, seg] };
         if (!next) throw notFound(seg);
         node = next;
         continue;
@@ -180,6 +185,7 @@ export class Resolver {
       ...(typeof parentName === 'string' ? { parentName } : {}),
       path,
       parentPath,
+      via: prop,
     };
   }
 }

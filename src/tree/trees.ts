@@ -1,5 +1,7 @@
 // The five bean trees of a request, seen from its partition scope.
 import type { Catalog } from '../catalog/load.js';
+import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
@@ -12,6 +14,8 @@ const PARTITION_COLLECTIONS = new Set(['partitions', 'domainPartitionRuntimes', 
 
 export interface Scope {
   partition?: string;
+  /** Edit session of the request (the `appserver.edit.session` header); `default` otherwise. */
+  session?: string;
 }
 
 export class Trees {
@@ -28,7 +32,19 @@ export class Trees {
   root(name: TreeName, scope: Scope): TreeRoot {
     const filter = scopeFilter(scope);
     switch (name) {
-      case 'edit':
+      case 'edit': {
+        const service = this.domain.configService;
+        const session = service.session(scope.session ?? DEFAULT_SESSION);
+        return {
+          name,
+          source: session,
+          type: this.catalog.type('appserver.management.configuration.DomainMBean'),
+          base: [name],
+          editable: true,
+          live: (node) => (node.type.name === CHANGE_MANAGER ? service.changeManagerValues(session) : undefined),
+          ...(filter ? { filter } : {}),
+        };
+      }
       case 'serverConfig':
       case 'domainConfig':
         return {
@@ -36,7 +52,7 @@ export class Trees {
           source: this.domain.config,
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
-          editable: name === 'edit',
+          editable: false,
           ...(filter ? { filter } : {}),
         };
       case 'domainRuntime':

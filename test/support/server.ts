@@ -15,8 +15,19 @@ export interface TestServer {
   dataDir: string;
   /** Stops the server; keeps the data directory unless `remove` is true. */
   stop(remove?: boolean): Promise<void>;
-  /** Stops and starts again on the same data directory (and a new port). */
+  /** Stops and starts again on the same data directory (and a new port), with the same options. */
   restart(): Promise<TestServer>;
+  /** What the server printed while starting (captured only with `generatePassword`; empty otherwise). */
+  output: string;
+  /** The administrator password the server generated for a new domain, as it printed it. */
+  generatedPassword?: string;
+}
+
+export interface TestServerOptions {
+  /** First administrator of a new domain (default `admin`). */
+  adminUser?: string;
+  /** Let the server generate the administrator's password, and read it from the start-up output. */
+  generatePassword?: boolean;
 }
 
 export function basic(user: string, password: string): string {
@@ -25,32 +36,69 @@ export function basic(user: string, password: string): string {
 
 export const adminAuth = basic(ADMIN.user, ADMIN.password);
 
-export async function startTestServer(dataDir = mkdtempSync(join(tmpdir(), 'appserver-test-'))): Promise<TestServer> {
-  const server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    logLevel: 'silent',
-    quiet: true,
-    adminUser: ADMIN.user,
-    adminPassword: ADMIN.password,
-  });
+export async function startTestServer(
+  dataDir = mkdtempSync(join(tmpdir(), 'appserver-test-')),
+  options: TestServerOptions = {},
+): Promise<TestServer> {
+  const generate = options.generatePassword === true;
+  let output = '';
+  const start = () =>
+    startServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      logLevel: 'silent',
+      // The server prints its start-up lines (and a generated password) only when not quiet.
+      quiet: !generate,
+      adminUser: options.adminUser ?? ADMIN.user,
+      // An empty password makes a new domain generate one, whatever the environment says.
+      adminPassword: generate ? '' : ADMIN.password,
+    });
+  const server = generate
+    ? await captureStdout(start, (text) => {
+        output += text;
+      })
+    : await start();
   const origin = `http://127.0.0.1:${server.port}`;
+  const generatedPassword = /Administrator: \S+ \/ (\S+)/.exec(output)?.[1];
   const self: TestServer = {
     server,
     origin,
     latest: `${origin}/management/appserver/latest`,
     dataDir,
+    output,
+    ...(generatedPassword !== undefined ? { generatedPassword } : {}),
     stop: async (remove = false) => {
       await server.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });
     },
     restart: async () => {
       await server.close();
-      return startTestServer(dataDir);
+      return startTestServer(dataDir, options);
     },
   };
   return self;
+}
+
+/** Runs `fn`, handing the server's own start-up lines on stdout to `sink` instead of printing them. */
+async function captureStdout<T>(fn: () => Promise<T>, sink: (text: string) => void): Promise<T> {
+  const stdout = process.stdout;
+  const original = stdout.write;
+  stdout.write = function (this: typeof stdout, chunk: unknown, ...rest: unknown[]) {
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : undefined;
+    if (text !== undefined && /^(Created a new domain|appserver-admin listening)/.test(text)) {
+      sink(text);
+      const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      callback?.();
+      return true;
+    }
+    return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof stdout.write;
+  try {
+    return await fn();
+  } finally {
+    stdout.write = original;
+  }
 }
 
 /** GET/POST helper returning status, headers and parsed JSON (or raw text when not JSON). */

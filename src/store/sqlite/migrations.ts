@@ -25,4 +25,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE TABLE state (key TEXT PRIMARY KEY, data TEXT NOT NULL);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE sessions (name TEXT PRIMARY KEY, info TEXT NOT NULL, changes TEXT NOT NULL);
+      CREATE TABLE activations (id INTEGER PRIMARY KEY AUTOINCREMENT, version INTEGER NOT NULL, data TEXT NOT NULL);
+    `,
+  },
 ];

@@ -3,7 +3,16 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BeanChanges, Store, StoredBean, StoredGroup, StoredUser } from '../store.js';
+import type {
+  ActivationRecord,
+  ActivationWrite,
+  BeanChanges,
+  Store,
+  StoredBean,
+  StoredGroup,
+  StoredSession,
+  StoredUser,
+} from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 
 interface BeanRow {
@@ -67,17 +76,57 @@ export class SqliteStore implements Store {
   }
 
   async writeTree(tree: string, changes: BeanChanges): Promise<void> {
+    this.db.transaction(() => this.applyTree(tree, changes))();
+  }
+
+  private applyTree(tree: string, changes: BeanChanges): void {
     const del = this.db.prepare('DELETE FROM beans WHERE tree = ? AND (key = ? OR (key >= ? AND key < ?))');
     const put = this.db.prepare(
       `INSERT INTO beans (tree, key, collection, name, ord, type, data) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(tree, key) DO UPDATE SET collection = excluded.collection, name = excluded.name, ord = excluded.ord,
        type = excluded.type, data = excluded.data`,
     );
+    // '/' + 1 is '0': the range covers every key below the removed one.
+    for (const key of changes.remove) del.run(tree, key, `${key}/`, `${key}0`);
+    for (const b of changes.put) put.run(tree, b.key, b.collection, b.name, b.ord, b.type, JSON.stringify(b.values));
+  }
+
+  async sessions(): Promise<StoredSession[]> {
+    const rows = this.db.prepare('SELECT name, info, changes FROM sessions ORDER BY name').all() as { name: string; info: string; changes: string }[];
+    return rows.map((r) => ({ name: r.name, info: JSON.parse(r.info), changes: JSON.parse(r.changes) }));
+  }
+
+  async putSession(session: StoredSession): Promise<void> {
+    this.writeSession(session);
+  }
+
+  private writeSession(session: StoredSession): void {
+    this.db
+      .prepare('INSERT INTO sessions (name, info, changes) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET info = excluded.info, changes = excluded.changes')
+      .run(session.name, JSON.stringify(session.info), JSON.stringify(session.changes));
+  }
+
+  async deleteSession(name: string): Promise<void> {
+    this.db.prepare('DELETE FROM sessions WHERE name = ?').run(name);
+  }
+
+  async activate(write: ActivationWrite): Promise<number> {
+    let id = 0;
     this.db.transaction(() => {
-      // '/' + 1 is '0': the range covers every key below the removed one.
-      for (const key of changes.remove) del.run(tree, key, `${key}/`, `${key}0`);
-      for (const b of changes.put) put.run(tree, b.key, b.collection, b.name, b.ord, b.type, JSON.stringify(b.values));
+      this.applyTree('config', write.config);
+      this.writeSession(write.session);
+      const result = this.db.prepare('INSERT INTO activations (version, data) VALUES (?, ?)').run(write.record.version, JSON.stringify(write.record));
+      id = Number(result.lastInsertRowid);
+      this.db
+        .prepare("INSERT INTO meta (key, value) VALUES ('configVersion', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        .run(String(write.record.version));
     })();
+    return id;
+  }
+
+  async activations(limit: number): Promise<ActivationRecord[]> {
+    const rows = this.db.prepare('SELECT id, data FROM activations ORDER BY id DESC LIMIT ?').all(limit) as { id: number; data: string }[];
+    return rows.map((r) => ({ ...(JSON.parse(r.data) as Omit<ActivationRecord, 'id'>), id: r.id }));
   }
 
   async users(): Promise<StoredUser[]> {

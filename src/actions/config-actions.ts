@@ -1,0 +1,100 @@
+// Actions of the configuration trees: the change manager, edit sessions, and the lookups of the
+// domain and partition beans.
+import type { Catalog } from '../catalog/load.js';
+import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import type { ConfigService } from '../config/config-service.js';
+import { Topology } from '../config/topology.js';
+import { badRequest } from '../http/errors.js';
+import type { BeanNode, Resolver } from '../tree/resolve.js';
+import type { ActionCall, ActionRegistry } from './invoke.js';
+
+const CFG = 'appserver.management.configuration.';
+const done = { value: undefined };
+
+/** Every bean of a configuration tree below `node`, depth first (a query, so O(tree) is fine). */
+function* walk(resolver: Resolver, node: BeanNode): Generator<BeanNode> {
+  yield node;
+  for (const p of node.type.children) {
+    if (p.onlyIn) continue;
+    if (p.shape === 'singleton') {
+      const child = resolver.singleton(node, p);
+      if (child) yield* walk(resolver, child);
+    } else {
+      for (const item of resolver.items(node, p)) yield* walk(resolver, item);
+    }
+  }
+}
+
+/** Items of the root collections whose item type is a kind of `base` (targets, system resources). */
+function rootItemsOf(catalog: Catalog, resolver: Resolver, root: BeanNode, base: string): BeanNode[] {
+  return root.type.children
+    .filter((p) => p.shape === 'collection' && catalog.isA(catalog.type(p.javaType), base))
+    .flatMap((p) => resolver.items(root, p));
+}
+
+export function registerConfigActions(actions: ActionRegistry, catalog: Catalog, resolver: Resolver, config: ConfigService): void {
+  const user = (call: ActionCall) => call.principal.user;
+  actions.register(CHANGE_MANAGER, 'startEdit', async (call) => (await config.startEdit(user(call), call.session), done));
+  actions.register(CHANGE_MANAGER, 'cancelEdit', async (call) => (await config.cancelEdit(user(call), call.session), done));
+  actions.register(CHANGE_MANAGER, 'activate', async (call) => (await config.activate(user(call), call.session), done));
+  actions.register(CHANGE_MANAGER, 'safeResolve', async (call) => (await config.resolve(user(call), call.session, false), done));
+  actions.register(CHANGE_MANAGER, 'forceResolve', async (call) => (await config.resolve(user(call), call.session, true), done));
+
+  const root = (call: ActionCall) => resolver.rootNode(call.node.root);
+  const topology = (call: ActionCall) => new Topology(call.node.root.source);
+
+  actions.register(`${CFG}DomainMBean`, 'arePartitionsPresent', (call) => ({ value: topology(call).partitions().length > 0 }));
+  actions.register(`${CFG}DomainMBean`, 'listTags', (call) => {
+    const tags = new Set<string>();
+    for (const n of walk(resolver, root(call))) for (const t of (n.record?.values.tags as string[] | undefined) ?? []) tags.add(t);
+    return { value: [...tags].sort() };
+  });
+  actions.register(`${CFG}DomainMBean`, 'findConfigBeansWithTags', (call) => {
+    const typeName = String(call.args.type ?? '');
+    const wanted = ((call.args.tags as string[] | null) ?? []).filter((t) => typeof t === 'string');
+    const all = call.args.matchAll !== false;
+    const found: string[][] = [];
+    for (const n of walk(resolver, root(call))) {
+      if (typeName !== '' && n.type.short !== typeName && ![...n.type.ancestors].some((a) => catalog.types.get(a)?.short === typeName)) continue;
+      const tags = (n.record?.values.tags as string[] | undefined) ?? [];
+      if (tags.length === 0 || wanted.length === 0) continue;
+      const match = all ? wanted.every((t) => tags.includes(t)) : wanted.some((t) => tags.includes(t));
+      if (match) found.push([...n.identity]);
+    }
+    return { value: found };
+  });
+  actions.register(`${CFG}DomainMBean`, 'findPartitionByID', (call) => {
+    const p = topology(call).partitions().find((x) => x.values.partitionID === call.args.partitionID);
+    return { value: p ? p.identity : null };
+  });
+  actions.register(`${CFG}DomainMBean`, 'lookupSystemResource', (call) => {
+    const hit = rootItemsOf(catalog, resolver, root(call), `${CFG}SystemResourceMBean`).find((n) => n.record?.values.name === call.args.name);
+    return { value: hit ? [...hit.identity] : null };
+  });
+  actions.register(`${CFG}DomainMBean`, 'lookupTarget', (call) => {
+    const hit = rootItemsOf(catalog, resolver, root(call), `${CFG}TargetMBean`).find((n) => n.record?.values.name === call.args.name);
+    return { value: hit ? [...hit.identity] : null };
+  });
+  actions.register(`${CFG}PartitionMBean`, 'findEffectiveServerNames', (call) => {
+    const t = topology(call);
+    const p = t.partitions().find((x) => x.name === call.node.record?.values.name);
+    return { value: p ? t.partitionServers(p).sort() : [] };
+  });
+  actions.register(`${CFG}PartitionMBean`, 'lookupAvailableTarget', (call) => {
+    const available = (call.node.record?.values.availableTargets as string[][] | undefined) ?? [];
+    const hit = available.find((id) => id[id.length - 1] === call.args.name);
+    return { value: hit ?? null };
+  });
+
+  // Named edit sessions live under the edit session configuration managers of the domain runtime.
+  actions.register('appserver.management.runtime.EditSessionConfigurationRuntimeMBean', 'containsUnactivatedChanges', (call) => ({
+    value: config.session(String(call.node.record?.values.name)).hasChanges,
+  }));
+  actions.register('appserver.management.runtime.EditSessionConfigurationManagerMBean', 'forceDestroyEditSessionConfiguration', async (call) => {
+    const id = call.args.editSession as string[] | null;
+    const name = id?.[id.length - 1];
+    if (!name) throw badRequest("The argument 'editSession' must reference an edit session configuration.", 'editSession');
+    await config.destroySession(name, call.principal.user, call.principal.roles.has('Admin'));
+    return done;
+  });
+}

@@ -1,0 +1,144 @@
+// Action invocation: the overload is chosen by the argument names of the body, each argument is
+// converted to its declared type, and the handler registered for the operation does the work.
+import type { Catalog } from '../catalog/load.js';
+import type { OperationDef, TypeDef } from '../catalog/model.js';
+import type { OverlayOverload, OverlayParam } from '../catalog/overlay-format.js';
+import { identityOf } from '../config/coerce.js';
+import { ApiError, badRequest, invalid } from '../http/errors.js';
+import type { RenderContext } from '../render/entity.js';
+import type { Principal } from '../security/service.js';
+import type { BeanNode } from '../tree/resolve.js';
+
+export interface ActionCall {
+  node: BeanNode;
+  op: OperationDef;
+  overload: OverlayOverload;
+  args: Record<string, unknown>;
+  principal: Principal;
+  /** Edit session chosen by the request. */
+  session: string;
+  /** Rendering context of the request (URLs, version), for handlers that answer with entities. */
+  ctx: RenderContext;
+}
+
+/** What an action handler returns: a value for `{"return": ...}`, or a reply it shaped itself. */
+export type ActionResult = { value: unknown } | { reply: { status: number; body: unknown; headers?: Record<string, string> } };
+
+export type ActionHandler = (call: ActionCall) => Promise<ActionResult> | ActionResult;
+
+const SCALAR_NAMES: Record<string, string> = {
+  'java.lang.String': 'string',
+  boolean: 'boolean',
+  'java.lang.Boolean': 'boolean',
+  int: 'int',
+  'java.lang.Integer': 'int',
+  long: 'long',
+  'java.lang.Long': 'long',
+  double: 'double',
+  'java.util.Properties': '{key: string}',
+  'java.util.Map': '{key: string}',
+};
+
+function typeLabel(p: OverlayParam): string {
+  const base = SCALAR_NAMES[p.type] ?? 'reference';
+  return p.array ? `[${base}]` : base;
+}
+
+export function signature(op: OperationDef, o: OverlayOverload): string {
+  return `${op.name}(${o.params.map((p) => `${p.name}: ${typeLabel(p)}`).join(', ')})`;
+}
+
+export class ActionRegistry {
+  private readonly handlers = new Map<string, ActionHandler>();
+
+  constructor(private readonly catalog: Catalog) {}
+
+  /** Registers the handler of `op` declared on (or inherited by) the type `typeName`. */
+  register(typeName: string, op: string, handler: ActionHandler): void {
+    this.catalog.type(typeName);
+    this.handlers.set(`${typeName}#${op}`, handler);
+  }
+
+  handlerFor(type: TypeDef, op: OperationDef): ActionHandler | undefined {
+    for (const name of [type.name, op.declaredBy, ...type.ancestors]) {
+      const h = this.handlers.get(`${name}#${op.name}`);
+      if (h) return h;
+    }
+    return undefined;
+  }
+
+  /** Picks the overload whose parameter names are exactly the body's keys, and converts the arguments. */
+  bind(op: OperationDef, body: Record<string, unknown>): { overload: OverlayOverload; args: Record<string, unknown> } {
+    const keys = Object.keys(body).sort();
+    const overload = op.overloads.find((o) => {
+      const names = o.params.map((p) => p.name).sort();
+      return names.length === keys.length && names.every((n, i) => n === keys[i]);
+    });
+    if (!overload) {
+      const valid = op.overloads.map((o) => signature(op, o)).join(', ');
+      const sent = keys.length === 0 ? 'no arguments' : `the arguments ${keys.join(', ')}`;
+      throw badRequest(`The action '${op.name}' was called with ${sent}; valid signatures are: ${valid}.`);
+    }
+    const problems: { path: string; detail: string }[] = [];
+    const args: Record<string, unknown> = {};
+    for (const p of overload.params) {
+      const r = convert(p, body[p.name]);
+      if ('problem' in r) problems.push({ path: p.name, detail: `The argument '${p.name}' of '${op.name}' ${r.problem}.` });
+      else args[p.name] = r.value;
+    }
+    if (problems.length > 0) throw invalid(problems);
+    return { overload, args };
+  }
+
+  async invoke(call: Omit<ActionCall, 'overload' | 'args'>, body: Record<string, unknown>): Promise<ActionResult & { overload: OverlayOverload }> {
+    const handler = this.handlerFor(call.node.type, call.op);
+    if (!handler) {
+      throw new ApiError(400, [{ detail: `The action '${call.op.name}' of ${call.node.type.short} is known but not supported by this server.` }]);
+    }
+    const { overload, args } = this.bind(call.op, body);
+    return { ...(await handler({ ...call, overload, args })), overload };
+  }
+
+  /** The JSON answer of an action: `{}` for void, `{"return": value}` otherwise (references as identities). */
+  render(overload: OverlayOverload, value: unknown): Record<string, unknown> {
+    if (overload.returns === 'void') return {};
+    const isBean = this.catalog.types.has(overload.returns);
+    if (isBean && overload.returnsArray && Array.isArray(value)) return { return: value.map((identity) => ({ identity })) };
+    return { return: value ?? null };
+  }
+}
+
+function convert(p: OverlayParam, value: unknown): { value: unknown } | { problem: string } {
+  if (value === null || value === undefined) return { value: null };
+  if (p.array) {
+    if (!Array.isArray(value)) return { problem: `must be a JSON array` };
+    const out: unknown[] = [];
+    for (const v of value) {
+      const r = convert({ ...p, array: false }, v);
+      if ('problem' in r) return r;
+      out.push(r.value);
+    }
+    return { value: out };
+  }
+  switch (SCALAR_NAMES[p.type]) {
+    case 'string':
+      return typeof value === 'string' || typeof value === 'number' ? { value: String(value) } : { problem: `must be a string` };
+    case 'boolean':
+      if (typeof value === 'boolean') return { value };
+      return value === 'true' || value === 'false' ? { value: value === 'true' } : { problem: 'must be true or false' };
+    case 'int':
+    case 'long':
+    case 'double': {
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return { problem: 'must be a number' };
+      if (SCALAR_NAMES[p.type] !== 'double' && !Number.isInteger(n)) return { problem: 'must be an integer' };
+      return { value: n };
+    }
+    case '{key: string}':
+      return typeof value === 'object' && !Array.isArray(value) ? { value } : { problem: 'must be an object' };
+    default: {
+      const id = identityOf(value);
+      return id ? { value: id } : { problem: 'must be a reference (an identity array such as ["servers", "ms1"])' };
+    }
+  }
+}

@@ -1,0 +1,502 @@
+// Configuration editing: edit sessions and their locks, writes through the catalog's rules, and
+// activation that applies a session's changes in one store transaction, then in memory.
+import type { Catalog } from '../catalog/load.js';
+import type { PropDef, TypeDef } from '../catalog/model.js';
+import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
+import type { ActivationRecord, BeanChanges, Store, StoredBean, StoredSession } from '../store/store.js';
+import { type BeanRecord, type BeanTree, childKey, isWithin, itemKey, keyOfIdentity, upKey } from '../tree/records.js';
+import type { BeanNode } from '../tree/resolve.js';
+import { Mutex } from './mutex.js';
+import { ReferenceIndex } from './references.js';
+import type { Secrets } from './secrets.js';
+import { type Change, DEFAULT_SESSION, EditSession, type SessionInfo } from './session.js';
+import { nameProblem, validateWrite } from './validate.js';
+
+/** One change as the activation record tells it. */
+export interface ChangeSummary {
+  operation: 'create' | 'modify' | 'delete';
+  identity: string[];
+  type: string;
+  properties?: { name: string; oldValue: unknown; newValue: unknown; restartRequired: boolean }[];
+}
+
+export interface ActivationResult {
+  version: number;
+  changes: ChangeSummary[];
+  restartRequired: boolean;
+  /** Keys of the beans that changed (for the runtime to follow). */
+  keys: string[];
+}
+
+/** Called after each activation, once the new configuration is in place. */
+export type ActivationListener = (result: ActivationResult) => void;
+
+interface Touched {
+  version: number;
+  /** key -> properties changed, or '*' when the bean was created or deleted. */
+  keys: Map<string, Set<string> | '*'>;
+}
+
+const MAX_REMEMBERED_ACTIVATIONS = 1000;
+
+export class ConfigService {
+  private readonly sessions = new Map<string, EditSession>();
+  private readonly refs: ReferenceIndex;
+  private readonly mutex = new Mutex();
+  private readonly recent: Touched[] = [];
+  private listeners: ActivationListener[] = [];
+
+  private constructor(
+    private readonly catalog: Catalog,
+    private readonly store: Store,
+    readonly config: BeanTree,
+    private readonly secrets: Secrets,
+    public version: number,
+  ) {
+    this.refs = new ReferenceIndex(catalog);
+    for (const [key, record] of config.entries()) this.refs.add(key, record);
+  }
+
+  static async load(catalog: Catalog, store: Store, config: BeanTree, secrets: Secrets): Promise<ConfigService> {
+    const version = Number((await store.getMeta('configVersion')) ?? 0);
+    const service = new ConfigService(catalog, store, config, secrets, version);
+    for (const stored of await store.sessions()) {
+      const session = new EditSession(stored.info as SessionInfo, config);
+      session.restore(stored.changes as [string, Change][]);
+      service.sessions.set(stored.name, session);
+    }
+    if (!service.sessions.has(DEFAULT_SESSION)) {
+      const info: SessionInfo = { name: DEFAULT_SESSION, partition: null, creator: 'system', description: 'The default edit session', owner: null, baseVersion: version };
+      service.sessions.set(DEFAULT_SESSION, new EditSession(info, config));
+    }
+    return service;
+  }
+
+  onActivation(listener: ActivationListener): void {
+    this.listeners.push(listener);
+  }
+
+  // ---- sessions ----
+
+  session(name: string): EditSession {
+    const s = this.sessions.get(name);
+    if (!s) throw notFound(name);
+    return s;
+  }
+
+  sessionNames(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  allSessions(): EditSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Whether another activation since the session began touched a bean the session changed. */
+  mergeNeeded(s: EditSession): boolean {
+    return s.hasChanges && this.conflictingKeys(s).length > 0;
+  }
+
+  async createSession(name: string, partition: string | null, creator: string, description: string): Promise<void> {
+    return this.mutex.run(async () => {
+      const problem = nameProblem(name);
+      if (problem) throw badRequest(`The edit session name ${problem}.`, 'name');
+      if (this.sessions.has(name)) throw badRequest(`The edit session '${name}' already exists.`, 'name');
+      const info: SessionInfo = { name, partition, creator, description, owner: null, baseVersion: this.version };
+      const s = new EditSession(info, this.config);
+      await this.store.putSession(stored(s));
+      this.sessions.set(name, s);
+    });
+  }
+
+  /** Destroys a named session: its owner may, and an administrator may even with unactivated changes. */
+  async destroySession(name: string, user: string, isAdmin: boolean): Promise<void> {
+    return this.mutex.run(async () => {
+      const s = this.session(name);
+      if (name === DEFAULT_SESSION) throw badRequest('The default edit session cannot be destroyed.');
+      const mine = s.info.creator === user || s.info.owner === user;
+      if (!isAdmin && !mine) throw new ApiError(403, [{ detail: `Only the creator of the edit session '${name}' or an administrator may destroy it.` }]);
+      if (!isAdmin && s.hasChanges) throw badRequest(`The edit session '${name}' has unactivated changes; activate or cancel them first (an administrator may destroy it anyway).`);
+      await this.store.deleteSession(name);
+      this.sessions.delete(name);
+    });
+  }
+
+  // ---- the change manager ----
+
+  changeManagerValues(s: EditSession): Record<string, unknown> {
+    const locked = s.info.owner !== null;
+    return {
+      locked,
+      lockOwner: locked ? s.info.owner : undefined,
+      hasChanges: locked ? s.hasChanges : undefined,
+      mergeNeeded: this.mergeNeeded(s),
+      editSession: s.info.name,
+    };
+  }
+
+  async startEdit(user: string, sessionName: string): Promise<void> {
+    return this.mutex.run(async () => {
+      const s = this.session(sessionName);
+      if (s.info.owner === user) return;
+      this.checkNotLocked(s, user);
+      s.info.owner = user;
+      if (!s.hasChanges) s.info.baseVersion = this.version;
+      await this.store.putSession(stored(s));
+    });
+  }
+
+  async cancelEdit(user: string, sessionName: string): Promise<void> {
+    return this.mutex.run(async () => {
+      const s = this.session(sessionName);
+      if (s.info.owner === null) return;
+      if (s.info.owner !== user) throw lockedBy(s);
+      s.clear();
+      s.info.owner = null;
+      s.info.baseVersion = this.version;
+      await this.store.putSession(stored(s));
+    });
+  }
+
+  async activate(user: string, sessionName: string): Promise<ActivationResult> {
+    return this.mutex.run(async () => {
+      const s = this.session(sessionName);
+      if (s.info.owner !== user) {
+        if (s.info.owner === null) throw badRequest(`Not edit lock owner: there are no changes to activate in the edit session '${s.info.name}' (start an edit with changeManager/startEdit first).`);
+        throw lockedBy(s);
+      }
+      return this.activateLocked(s, user);
+    });
+  }
+
+  async resolve(user: string, sessionName: string, force: boolean): Promise<void> {
+    return this.mutex.run(async () => {
+      const s = this.session(sessionName);
+      if (s.info.owner !== user) throw notEditor('resolve');
+      if (!force) {
+        const conflicts = this.propertyConflicts(s);
+        if (conflicts.length > 0) {
+          throw invalid(conflicts.map((c) => ({ path: c.prop, detail: `Both this edit session and an activation since it began changed ${c.what}; use forceResolve to keep this session's value.` })));
+        }
+      } else {
+        // Changes to beans that others removed meanwhile cannot be kept: drop them.
+        for (const [key, change] of [...s.changes]) {
+          if (change.op === 'update' && !this.config.bean(key) && this.wasRemovedSince(s, key)) s.changes.delete(key);
+        }
+      }
+      s.info.baseVersion = this.version;
+      await this.store.putSession(stored(s));
+    });
+  }
+
+  // ---- writes ----
+
+  /** Runs a write in the session: joins the caller's open session, or runs as an implicit session. */
+  private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T): Promise<T> {
+    return this.mutex.run(async () => {
+      const s = this.session(sessionName);
+      if (s.info.owner === user) {
+        const result = apply(s);
+        await this.store.putSession(stored(s));
+        return result;
+      }
+      this.checkNotLocked(s, user);
+      // Nobody holds the lock: start, apply and activate in one go, or leave nothing behind.
+      s.info.owner = user;
+      s.info.baseVersion = this.version;
+      try {
+        const result = apply(s);
+        await this.activateLocked(s, user);
+        return result;
+      } catch (err) {
+        s.clear();
+        s.info.owner = null;
+        throw err;
+      }
+    });
+  }
+
+  /** Creates an item of a child collection (or an optional singleton); returns the new bean's identity. */
+  async create(user: string, sessionName: string, owner: BeanNode, prop: PropDef, body: Record<string, unknown>): Promise<string[]> {
+    return this.write(user, sessionName, (s) => {
+      const type = this.creatableType(prop, body.type);
+      const collection = prop.shape === 'collection';
+      const keyProp = type.keyProp;
+      const name = collection ? body[keyProp] : (body[keyProp] ?? owner.record?.values.name ?? owner.parentName ?? prop.name);
+      if (name === undefined) throw invalid([{ path: keyProp, detail: `A new ${type.short} needs a '${keyProp}'.` }]);
+      const problem = nameProblem(name);
+      if (problem) throw invalid([{ path: keyProp, detail: `The ${keyProp} ${problem}.` }]);
+      const cKey = childKey(owner.key, prop.name);
+      const key = collection ? itemKey(cKey, name as string) : cKey;
+      if (s.bean(key)) {
+        throw invalid([{ path: keyProp, detail: collection ? `A ${type.short} named '${String(name)}' already exists in ${prop.name}.` : `'${prop.name}' already exists; POST to it updates it.` }]);
+      }
+      const values = validateWrite(this.writeContext(s), type, { ...body, [keyProp]: name }, undefined);
+      s.recordCreate(key, type.name, values.set, collection ? cKey : null, collection ? (name as string) : null);
+      return collection ? [...owner.identity, prop.name, name as string] : [...owner.identity, prop.name];
+    });
+  }
+
+  /** Partial update of a bean (materialising an always-present singleton if need be). */
+  async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>): Promise<void> {
+    return this.write(user, sessionName, (s) => {
+      const current = s.bean(node.key);
+      const values = validateWrite(this.writeContext(s), node.type, body, { ...current?.values, [node.type.keyProp]: current?.values[node.type.keyProp] ?? node.parentName });
+      if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
+      s.recordUpdate(node.key, node.type.name, values.set, values.unset);
+    });
+  }
+
+  /** Deletes a collection item or an optional singleton, clearing the references to it. */
+  async delete(user: string, sessionName: string, node: BeanNode, prop: PropDef): Promise<void> {
+    return this.write(user, sessionName, (s) => {
+      if (prop.shape === 'singleton' && !prop.optional) {
+        throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
+      }
+      if (prop.shape === 'collection' && prop.creators.length === 0) {
+        throw badRequest(`Items of '${prop.name}' cannot be deleted through this collection.`);
+      }
+      this.clearReferencesTo(s, node.key);
+      const collection = prop.shape === 'collection' ? upKey(node.key) : null;
+      s.recordDelete(node.key, collection, collection !== null ? node.identity[node.identity.length - 1]! : null);
+    });
+  }
+
+  private creatableType(prop: PropDef, requested: unknown): TypeDef {
+    const creators = prop.creators.map((c) => this.catalog.type(c));
+    if (requested === undefined) return creators[0] ?? this.catalog.type(prop.javaType);
+    if (typeof requested !== 'string') throw invalid([{ path: 'type', detail: 'The type must be a string.' }]);
+    const candidates = creators.flatMap((c) => [c, ...c.subtypes]);
+    const found = candidates.find((t) => t.discriminator === requested || t.short === requested || t.name === requested);
+    if (!found) {
+      const allowed = [...new Set(candidates.map((t) => t.discriminator))].join(', ');
+      throw invalid([{ path: 'type', detail: `'${requested}' cannot be created in '${prop.name}'; the type must be one of: ${allowed}.` }]);
+    }
+    return found;
+  }
+
+  private writeContext(s: EditSession) {
+    return { catalog: this.catalog, secrets: this.secrets, lookup: (key: string) => s.bean(key) };
+  }
+
+  /** Removes references to the bean at `key` (and below) from every bean in the session's view. */
+  private clearReferencesTo(s: EditSession, key: string): void {
+    const doomed = (target: string) => isWithin(target, key);
+    const candidates = new Map<string, Set<string>>();
+    for (const k of this.config.subtree(key)) {
+      for (const r of this.refs.referrers(k)) candidates.set(r.key, (candidates.get(r.key) ?? new Set()).add(r.prop));
+    }
+    for (const [k, change] of s.changes) {
+      const record = change.op === 'create' ? { type: change.type, values: change.values } : change.op === 'update' ? s.bean(k) : undefined;
+      if (!record) continue;
+      for (const [prop, target] of this.refs.targetsOf(record)) {
+        if (doomed(target)) candidates.set(k, (candidates.get(k) ?? new Set()).add(prop));
+      }
+    }
+    for (const [referrer, props] of candidates) {
+      if (isWithin(referrer, key)) continue;
+      const record = s.bean(referrer);
+      if (!record) continue;
+      const set: Record<string, unknown> = {};
+      const unset: string[] = [];
+      for (const prop of props) {
+        const v = record.values[prop];
+        if (Array.isArray(v) && Array.isArray(v[0])) set[prop] = (v as string[][]).filter((id) => !doomed(keyOfIdentity(id)));
+        else if (Array.isArray(v) && doomed(keyOfIdentity(v as string[]))) unset.push(prop);
+      }
+      s.recordUpdate(referrer, record.type, set, unset);
+    }
+  }
+
+  private checkNotLocked(s: EditSession, user: string): void {
+    if (s.info.owner !== null && s.info.owner !== user) throw lockedBy(s);
+  }
+
+  // ---- activation ----
+
+  private async activateLocked(s: EditSession, user: string): Promise<ActivationResult> {
+    const startTime = Date.now();
+    const conflicts = this.conflictingKeys(s);
+    if (conflicts.length > 0) {
+      throw badRequest(
+        `The edit session '${s.info.name}' needs a merge: activations since it began changed ${conflicts.slice(0, 5).map(describeKey).join(', ')}${conflicts.length > 5 ? ', ...' : ''}. Call safeResolve (or forceResolve) on the change manager, then activate.`,
+      );
+    }
+    this.validateReferences(s);
+    const ordered = [...s.changes].sort(([a], [b]) => depth(a) - depth(b));
+    const write: BeanChanges = { put: [], remove: [] };
+    const summaries: ChangeSummary[] = [];
+    const touched: Touched = { version: this.version + 1, keys: new Map() };
+    let restartRequired = false;
+    const puts: [StoredBean, BeanRecord | undefined][] = [];
+    for (const [key, change] of ordered) {
+      const before = this.config.bean(key);
+      const identity = identityOfKey(key);
+      if (change.op === 'delete') {
+        write.remove.push(key);
+        summaries.push({ operation: 'delete', identity, type: this.shortOf(before?.type) });
+        touched.keys.set(key, '*');
+        continue;
+      }
+      if (change.op === 'create') {
+        if (before) write.remove.push(key);
+        const ord = change.collection !== null ? this.config.itemNames(change.collection).length : 0;
+        puts.push([{ key, collection: change.collection, name: change.name, ord, type: change.type, values: change.values }, undefined]);
+        summaries.push({ operation: 'create', identity, type: this.shortOf(change.type), properties: this.diff(change.type, {}, change.values) });
+        touched.keys.set(key, '*');
+        restartRequired ||= this.needsRestart(change.type, Object.keys(change.values));
+        continue;
+      }
+      const values: Record<string, unknown> = { ...before?.values, ...change.set };
+      for (const u of change.unset) delete values[u];
+      const place = this.config.placementOf(key);
+      const type = before?.type ?? change.type;
+      puts.push([{ key, collection: place?.[0] ?? null, name: place?.[1] ?? null, ord: place ? this.config.itemNames(place[0]).indexOf(place[1]) : 0, type, values }, before]);
+      const props = [...Object.keys(change.set), ...change.unset];
+      summaries.push({ operation: 'modify', identity, type: this.shortOf(type), properties: this.diff(type, before?.values ?? {}, values, props) });
+      touched.keys.set(key, new Set(props));
+      restartRequired ||= this.needsRestart(type, props);
+    }
+    write.put = puts.map(([b]) => b);
+    const nextVersion = this.version + 1;
+    const after: StoredSession = { ...stored(s), changes: [], info: { ...s.info, owner: null, baseVersion: nextVersion } };
+    const record: Omit<ActivationRecord, 'id'> = {
+      version: nextVersion,
+      editSession: s.info.name,
+      user,
+      startTime,
+      endTime: Date.now(),
+      restartRequired,
+      changes: summaries,
+    };
+    await this.store.activate({ config: write, session: after, record });
+    // The store holds the new configuration: now the memory follows.
+    for (const key of write.remove) {
+      for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
+      this.config.remove(key);
+    }
+    for (const [b, before] of puts) {
+      this.refs.remove(b.key, before ?? undefined);
+      const record = { type: b.type, values: b.values };
+      this.config.putRaw(b.key, record, b.collection, b.name);
+      this.refs.add(b.key, record);
+    }
+    this.version = nextVersion;
+    this.recent.push(touched);
+    if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
+    s.clear();
+    s.info.owner = null;
+    s.info.baseVersion = nextVersion;
+    const result: ActivationResult = { version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
+    for (const l of this.listeners) l(result);
+    return result;
+  }
+
+  async activations(limit = 100): Promise<ActivationRecord[]> {
+    return this.store.activations(limit);
+  }
+
+  /** Every reference the session sets must still point at a bean when it is activated. */
+  private validateReferences(s: EditSession): void {
+    const problems: { path: string; detail: string }[] = [];
+    for (const [key, change] of s.changes) {
+      if (change.op === 'delete') continue;
+      const record = s.bean(key);
+      if (!record) continue;
+      const fields = change.op === 'create' ? Object.keys(change.values) : Object.keys(change.set);
+      for (const [prop, target] of this.refs.targetsOf(record)) {
+        if (fields.includes(prop) && !s.bean(target)) {
+          problems.push({ path: prop, detail: `${describeKey(key)} refers to ${describeKey(target)}, which no longer exists.` });
+        }
+      }
+    }
+    if (problems.length > 0) throw invalid(problems);
+  }
+
+  /** Keys the session changed that activations since it began also changed. */
+  private conflictingKeys(s: EditSession): string[] {
+    const since = this.recent.filter((t) => t.version > s.info.baseVersion);
+    if (since.length === 0) return [];
+    const out: string[] = [];
+    for (const key of s.changes.keys()) {
+      if (since.some((t) => [...t.keys.keys()].some((k) => k === key || (t.keys.get(k) === '*' && (isWithin(key, k) || isWithin(k, key)))))) out.push(key);
+    }
+    return out;
+  }
+
+  /** Property-level conflicts: both sides changed the same property, or one side removed the bean. */
+  private propertyConflicts(s: EditSession): { prop: string; what: string }[] {
+    const since = this.recent.filter((t) => t.version > s.info.baseVersion);
+    const out: { prop: string; what: string }[] = [];
+    for (const [key, change] of s.changes) {
+      for (const t of since) {
+        for (const [k, props] of t.keys) {
+          if (k !== key && !(props === '*' && isWithin(key, k))) continue;
+          if (props === '*' || change.op !== 'update') {
+            out.push({ prop: identityOfKey(key).join('/'), what: describeKey(key) });
+            continue;
+          }
+          for (const p of [...Object.keys(change.set), ...change.unset]) {
+            if (props.has(p)) out.push({ prop: p, what: `'${p}' of ${describeKey(key)}` });
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private wasRemovedSince(s: EditSession, key: string): boolean {
+    return this.recent.some((t) => t.version > s.info.baseVersion && [...t.keys].some(([k, v]) => v === '*' && isWithin(key, k)));
+  }
+
+  private diff(typeName: string, before: Record<string, unknown>, after: Record<string, unknown>, only?: string[]) {
+    const type = this.catalog.types.get(typeName);
+    const names = only ?? Object.keys(after);
+    return names.map((name) => {
+      const p = type?.prop.get(name);
+      const hide = p?.encrypted === true;
+      return {
+        name,
+        oldValue: hide ? null : (before[name] ?? null),
+        newValue: hide ? null : (after[name] ?? null),
+        restartRequired: p?.restartNeeded === true,
+      };
+    });
+  }
+
+  private needsRestart(typeName: string, props: string[]): boolean {
+    const type = this.catalog.types.get(typeName);
+    return props.some((p) => type?.prop.get(p)?.restartNeeded === true);
+  }
+
+  private shortOf(typeName: string | undefined): string {
+    return (typeName && this.catalog.types.get(typeName)?.short) || 'unknown';
+  }
+}
+
+function stored(s: EditSession): StoredSession {
+  return { name: s.info.name, info: s.info, changes: [...s.changes] };
+}
+
+function depth(key: string): number {
+  return key === '' ? 0 : key.split('/').length;
+}
+
+function identityOfKey(key: string): string[] {
+  return key === '' ? [] : key.split('/').map((s) => decodeURIComponent(s));
+}
+
+function describeKey(key: string): string {
+  return JSON.stringify(identityOfKey(key));
+}
+
+function lockedBy(s: EditSession): ApiError {
+  return badRequest(`The edit session '${s.info.name}' is locked by user '${s.info.owner}'; only that user can change the configuration through it until it is activated or cancelled (or use another edit session).`);
+}
+
+function notEditor(what: string): ApiError {
+  return invalid([
+    { detail: `Not edit lock owner: start an edit (changeManager/startEdit) before you ${what}.` },
+    { detail: 'Failed to resolve the changes in this edit session with the global configuration.' },
+  ]);
+}

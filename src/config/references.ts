@@ -1,0 +1,58 @@
+// Who references whom in the activated configuration, so that deleting a bean can clear the
+// references to it without scanning the domain.
+import type { Catalog } from '../catalog/load.js';
+import type { BeanRecord } from '../tree/records.js';
+import { keyOfIdentity } from '../tree/records.js';
+
+export interface Referrer {
+  key: string;
+  prop: string;
+}
+
+export class ReferenceIndex {
+  /** target key -> "referrerKey\0prop" */
+  private readonly byTarget = new Map<string, Set<string>>();
+
+  constructor(private readonly catalog: Catalog) {}
+
+  /** Reference targets held by a record, as [prop, target key] pairs. */
+  targetsOf(record: BeanRecord): [string, string][] {
+    const type = this.catalog.types.get(record.type);
+    if (!type) return [];
+    const out: [string, string][] = [];
+    for (const p of type.props) {
+      if (p.shape !== 'reference') continue;
+      const v = record.values[p.name];
+      if (p.array && Array.isArray(v)) for (const id of v) out.push([p.name, keyOfIdentity(id as string[])]);
+      else if (!p.array && Array.isArray(v)) out.push([p.name, keyOfIdentity(v as string[])]);
+    }
+    return out;
+  }
+
+  add(key: string, record: BeanRecord): void {
+    for (const [prop, target] of this.targetsOf(record)) {
+      const set = this.byTarget.get(target) ?? new Set<string>();
+      set.add(`${key}\0${prop}`);
+      this.byTarget.set(target, set);
+    }
+  }
+
+  remove(key: string, record: BeanRecord | undefined): void {
+    if (!record) return;
+    for (const [prop, target] of this.targetsOf(record)) {
+      const set = this.byTarget.get(target);
+      set?.delete(`${key}\0${prop}`);
+      if (set?.size === 0) this.byTarget.delete(target);
+    }
+  }
+
+  /** Beans of the activated configuration that reference `target`. */
+  referrers(target: string): Referrer[] {
+    const set = this.byTarget.get(target);
+    if (!set) return [];
+    return [...set].map((entry) => {
+      const i = entry.indexOf('\0');
+      return { key: entry.slice(0, i), prop: entry.slice(i + 1) };
+    });
+  }
+}

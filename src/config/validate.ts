@@ -1,0 +1,117 @@
+// Checks a write against the catalog and reports every problem at once, each naming its property.
+import type { Catalog } from '../catalog/load.js';
+import type { TypeDef } from '../catalog/model.js';
+import { type ProblemDetail, invalid } from '../http/errors.js';
+import type { BeanRecord } from '../tree/records.js';
+import { keyOfIdentity } from '../tree/records.js';
+import { coerce } from './coerce.js';
+import type { Secrets } from './secrets.js';
+
+export interface WriteValues {
+  set: Record<string, unknown>;
+  unset: string[];
+}
+
+export interface WriteContext {
+  catalog: Catalog;
+  secrets: Secrets;
+  /** Looks a bean up in the session's view (for reference checks). */
+  lookup: (key: string) => BeanRecord | undefined;
+}
+
+/** Keys a client may echo back from a GET body; they carry no change. */
+const IGNORED = new Set(['links', 'identity']);
+
+/** Characters a bean name may not hold: they would break URLs, identities or object names. */
+const BAD_NAME = /[/\\,=:*?"<>|%\u0000-\u001f\u007f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/u;
+
+/** Why a name cannot name a bean, or undefined when it can. */
+export function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string') return `must be a string, not ${JSON.stringify(name)}`;
+  if (name.length === 0) return 'must not be empty';
+  if (name.trim() !== name) return `must not begin or end with white space: ${JSON.stringify(name)}`;
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  if (name.length > 256) return 'must be at most 256 characters long';
+  const bad = BAD_NAME.exec(name);
+  if (bad) return `contains the character ${JSON.stringify(bad[0])}, which names may not hold`;
+  return undefined;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Validates the properties of a create or update body for a bean of `type`.
+ * `current` holds the bean's present values (undefined when creating).
+ */
+export function validateWrite(
+  ctx: WriteContext,
+  type: TypeDef,
+  body: Record<string, unknown>,
+  current: Record<string, unknown> | undefined,
+): WriteValues {
+  const problems: ProblemDetail[] = [];
+  const out: WriteValues = { set: {}, unset: [] };
+  for (const [name, raw] of Object.entries(body)) {
+    if (IGNORED.has(name)) continue;
+    const p = type.prop.get(name);
+    if (name === 'type' && (!p || p.shape === 'scalar')) {
+      if (current !== undefined && raw !== type.discriminator) {
+        problems.push({ path: name, detail: `The type of an existing ${type.short} cannot be changed to ${JSON.stringify(raw)}.` });
+      }
+      continue;
+    }
+    if (!p) {
+      problems.push({ path: name, detail: `${type.short} has no property '${name}'.` });
+      continue;
+    }
+    if (p.shape === 'singleton' || p.shape === 'collection') {
+      problems.push({ path: name, detail: `'${name}' is a child of ${type.short}, not a property: write it at its own URL ('.../${name}').` });
+      continue;
+    }
+    if (name === type.keyProp) {
+      if (current === undefined) {
+        const problem = nameProblem(raw);
+        if (problem) problems.push({ path: name, detail: `The ${name} ${problem}.` });
+        else out.set[name] = raw;
+      } else if (raw !== current[name] && raw !== undefined) {
+        problems.push({ path: name, detail: `The ${name} of an existing ${type.short} cannot be changed (it is ${JSON.stringify(current[name])}).` });
+      }
+      continue;
+    }
+    if (!p.writable) {
+      if (current !== undefined && (same(raw, current[name]) || raw === null || (p.encrypted && raw === null))) continue;
+      problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });
+      continue;
+    }
+    if (raw === null) {
+      out.unset.push(name);
+      continue;
+    }
+    const result = coerce(p, raw);
+    if (!result.ok) {
+      problems.push({ path: name, detail: `The property '${name}' of ${type.short} ${result.problem}.` });
+      continue;
+    }
+    if (p.shape === 'reference') {
+      const ids = (p.array ? result.value : [result.value]) as string[][];
+      const dangling = ids.filter((id) => !referenceOk(ctx, id, p.javaType));
+      if (dangling.length > 0) {
+        const list = dangling.map((id) => JSON.stringify(id)).join(', ');
+        problems.push({ path: name, detail: `The property '${name}' of ${type.short} refers to ${list}, which does not exist or is not a ${ctx.catalog.type(p.javaType).short}.` });
+        continue;
+      }
+    }
+    out.set[name] = p.encrypted && typeof result.value === 'string' ? ctx.secrets.seal(result.value) : result.value;
+  }
+  if (problems.length > 0) throw invalid(problems);
+  return out;
+}
+
+function referenceOk(ctx: WriteContext, identity: string[], javaType: string): boolean {
+  const target = ctx.lookup(keyOfIdentity(identity));
+  if (!target) return false;
+  const t = ctx.catalog.types.get(target.type);
+  return t !== undefined && ctx.catalog.isA(t, javaType);
+}

@@ -1,0 +1,40 @@
+// Request bodies, parsed as leniently as the real product: strict JSON, then the relaxed dialect
+// real scripts send (unquoted keys, single quotes, trailing commas), then `key=value` pairs.
+// Anything still unparseable is a 400 that says where it broke.
+import JSON5 from 'json5';
+import { badRequest } from './errors.js';
+
+const PAIRS = /^\s*[^=&\s{}[\]]+\s*=[^&]*(&\s*[^=&\s{}[\]]+\s*=[^&]*)*\s*$/;
+
+/** Parses a body text into a JSON value; an empty body is `{}`. */
+export function parseLenient(text: string, what = 'request body'): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    // fall through to the relaxed forms
+  }
+  try {
+    return JSON5.parse(text);
+  } catch (err) {
+    if (PAIRS.test(text)) return pairs(text);
+    const e = err as { lineNumber?: number; columnNumber?: number; message?: string };
+    const where = e.lineNumber !== undefined ? ` at line ${e.lineNumber}, column ${e.columnNumber}` : '';
+    const reason = (e.message ?? 'syntax error').replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    throw badRequest(`The ${what} is not valid JSON${where}: ${reason}.`);
+  }
+}
+
+/** `a=1&b=x` as an object of strings (URL-decoded). */
+export function pairs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(text.trim())) out[k.trim()] = v;
+  return out;
+}
+
+/** The body of a write, which must be a JSON object. */
+export function bodyObject(body: unknown, what = 'request body'): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest(`The ${what} must be a JSON object.`);
+  return body as Record<string, unknown>;
+}
