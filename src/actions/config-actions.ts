@@ -4,7 +4,7 @@ import type { Catalog } from '../catalog/load.js';
 import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
 import type { ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
-import { badRequest } from '../http/errors.js';
+import { ApiError, badRequest, invalid } from '../http/errors.js';
 import type { BeanNode, Resolver } from '../tree/resolve.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';
 
@@ -90,7 +90,27 @@ export function registerConfigActions(actions: ActionRegistry, catalog: Catalog,
   actions.register('appserver.management.runtime.EditSessionConfigurationRuntimeMBean', 'containsUnactivatedChanges', (call) => ({
     value: config.session(String(call.node.record?.values.name)).hasChanges,
   }));
-  actions.register('appserver.management.runtime.EditSessionConfigurationManagerMBean', 'forceDestroyEditSessionConfiguration', async (call) => {
+  const manager = 'appserver.management.runtime.EditSessionConfigurationManagerMBean';
+  const mayEdit = (principal: { roles: ReadonlySet<string>; user: string }) => {
+    if (!principal.roles.has('Admin') && !principal.roles.has('Deployer')) {
+      throw new ApiError(403, [{ detail: `User '${principal.user}' may not create or destroy edit sessions: this needs the Admin or Deployer role.` }]);
+    }
+  };
+  actions.registerCollection(manager, 'editSessionConfigurations', {
+    create: async (owner, body, principal) => {
+      mayEdit(principal);
+      const name = body.name;
+      if (typeof name !== 'string') throw invalid([{ path: 'name', detail: 'A new edit session configuration needs a name (a string).' }]);
+      const partition = owner.identity[0] === 'domainPartitionRuntimes' ? (owner.identity[1] ?? null) : null;
+      await config.createSession(name, partition, principal.user, typeof body.description === 'string' ? body.description : '');
+      return [...owner.identity, 'editSessionConfigurations', name];
+    },
+    remove: async (node, principal) => {
+      mayEdit(principal);
+      await config.destroySession(String(node.record?.values.name), principal.user, principal.roles.has('Admin'));
+    },
+  });
+  actions.register(manager, 'forceDestroyEditSessionConfiguration', async (call) => {
     const id = call.args.editSession as string[] | null;
     const name = id?.[id.length - 1];
     if (!name) throw badRequest("The argument 'editSession' must reference an edit session configuration.", 'editSession');

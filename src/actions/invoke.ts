@@ -48,8 +48,29 @@ export function signature(op: OperationDef, o: OverlayOverload): string {
   return `${op.name}(${o.params.map((p) => `${p.name}: ${typeLabel(p)}`).join(', ')})`;
 }
 
+/** Create and delete of items of a runtime collection whose items are not configuration beans. */
+export interface CollectionHandler {
+  create(owner: BeanNode, body: Record<string, unknown>, principal: Principal): Promise<string[]>;
+  remove(node: BeanNode, principal: Principal): Promise<void>;
+}
+
 export class ActionRegistry {
   private readonly handlers = new Map<string, ActionHandler>();
+  private readonly collections = new Map<string, CollectionHandler>();
+
+  /** Registers create/delete of the items of the child collection `prop` of `ownerType`. */
+  registerCollection(ownerType: string, prop: string, handler: CollectionHandler): void {
+    this.catalog.type(ownerType);
+    this.collections.set(`${ownerType}#${prop}`, handler);
+  }
+
+  collectionHandler(owner: TypeDef, prop: string): CollectionHandler | undefined {
+    for (const name of [owner.name, ...owner.ancestors]) {
+      const h = this.collections.get(`${name}#${prop}`);
+      if (h) return h;
+    }
+    return undefined;
+  }
 
   constructor(private readonly catalog: Catalog) {}
 

@@ -48,8 +48,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (!opts.quiet) {
     const out = process.stdout;
     if (opened.generatedPassword) {
-      const user = process.env.APPSERVER_ADMIN_USER || 'admin';
-      out.write(`Created a new domain in ${opts.dataDir}. Administrator: ${user} / ${opened.generatedPassword} (shown only this once)\n`);
+      out.write(`Created a new domain in ${opts.dataDir}. Administrator: ${opened.adminUser} / ${opened.generatedPassword} (shown only this once)\n`);
     }
     out.write(`appserver-admin listening on ${url}\n`);
   }

@@ -45,6 +45,7 @@ export class ConfigService {
   private readonly mutex = new Mutex();
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
+  private sessionListeners: (() => void)[] = [];
 
   private constructor(
     private readonly catalog: Catalog,
@@ -74,6 +75,15 @@ export class ConfigService {
 
   onActivation(listener: ActivationListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Called when a named session is created or destroyed, or its lock changes hands. */
+  onSessionsChanged(listener: () => void): void {
+    this.sessionListeners.push(listener);
+  }
+
+  private sessionsChanged(): void {
+    for (const l of this.sessionListeners) l();
   }
 
   // ---- sessions ----
@@ -106,6 +116,7 @@ export class ConfigService {
       const s = new EditSession(info, this.config);
       await this.store.putSession(stored(s));
       this.sessions.set(name, s);
+      this.sessionsChanged();
     });
   }
 
@@ -119,6 +130,7 @@ export class ConfigService {
       if (!isAdmin && s.hasChanges) throw badRequest(`The edit session '${name}' has unactivated changes; activate or cancel them first (an administrator may destroy it anyway).`);
       await this.store.deleteSession(name);
       this.sessions.delete(name);
+      this.sessionsChanged();
     });
   }
 

@@ -23,6 +23,8 @@ export interface DomainOptions {
 
 export interface OpenedDomain {
   domain: Domain;
+  /** The first administrator of a new domain. */
+  adminUser?: string;
   /** Set when a new domain was created with a generated administrator password. */
   generatedPassword?: string;
   created: boolean;
@@ -42,6 +44,9 @@ export class Domain {
     configService.onActivation(() => {
       runtime.rebuild(this.topology());
     });
+    runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
+    configService.onSessionsChanged(() => runtime.refreshEditSessions());
+    runtime.refreshEditSessions();
   }
 
   /** The activated configuration. */
@@ -56,6 +61,7 @@ export class Domain {
     await security.load();
     const created = (await store.getMeta('created')) === undefined;
     let generatedPassword: string | undefined;
+    let adminUser: string | undefined;
     let config: BeanTree;
     let state: RuntimeState;
     if (created) {
@@ -63,14 +69,14 @@ export class Domain {
         domainName: opts.domainName ?? 'demo_domain',
         adminServerName: 'AdminServer',
         listenAddress: opts.listenAddress,
-        listenPort: opts.listenPort,
+        listenPort: opts.listenPort || 7001,
       });
       await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
       state = emptyRuntimeState();
       // The demo shows a partition at work: the first one runs, the second waits halted.
       state.partitions.partition1 = { state: 'RUNNING', subState: null };
       await store.setState(RUNTIME_STATE_KEY, state);
-      const user = opts.adminUser || 'admin';
+      const user = (adminUser = opts.adminUser || 'admin');
       const password = opts.adminPassword || (generatedPassword = generatePassword());
       await security.bootstrap(user, password);
       await store.setMeta('created', new Date(now()).toISOString());
@@ -84,7 +90,7 @@ export class Domain {
     const configService = await ConfigService.load(catalog, store, config, secrets);
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, now);
     const domain = new Domain(catalog, store, configService, runtime, security);
-    return { domain, created, ...(generatedPassword ? { generatedPassword } : {}) };
+    return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
   }
 
   topology(): Topology {

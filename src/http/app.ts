@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Catalog } from '../catalog/load.js';
 import type { Domain } from '../domain/domain.js';
 import { Renderer } from '../render/entity.js';
+import { Searcher } from '../render/search.js';
 import type { RequestStats } from '../runtime/live.js';
 import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
@@ -57,6 +58,10 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     trustProxy: true,
     // The routes below decode paths themselves; Fastify must not reject odd but valid names.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Errors the router raises before any hook runs (a path that is not valid percent-encoding).
+    frameworkErrors: (error, _request, reply) => {
+      sendJson(reply, 400, badRequest(`The request path is not valid: ${error.message}.`).body());
+    },
   });
   const resolver = new Resolver(deps.catalog);
   const renderer = new Renderer(resolver);
@@ -64,7 +69,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const actions = new ActionRegistry(deps.catalog);
   registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
   registerSecurityActions(actions, deps.domain.security);
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions });
+  const searcher = new Searcher(resolver, renderer);
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher });
 
   // Bodies: JSON and its relaxed dialect, `key=value` forms, and plain text holding either.
   app.removeContentTypeParser(['application/json', 'text/plain']);

@@ -10,6 +10,7 @@ import { parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js
 import type { Resolver, Target, TreeName } from '../tree/resolve.js';
 import { TREE_NAMES, type Trees } from '../tree/trees.js';
 import type { ActionRegistry } from '../actions/invoke.js';
+import type { Searcher } from '../render/search.js';
 import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
@@ -27,6 +28,7 @@ export interface ManagementDependencies {
   renderer: Renderer;
   trees: Trees;
   actions: ActionRegistry;
+  searcher: Searcher;
 }
 
 /** Request header naming the edit session a request works in. */
@@ -79,7 +81,12 @@ export class ManagementHandler {
     switch (target.kind) {
       case 'bean':
         if (method === 'GET' || method === 'HEAD') return sendJson(reply, 200, renderer.bean(target.node, ctx));
-        if (!editable) throw methodNotAllowed(method, ['GET']);
+        if (!editable) {
+          const handler = method === 'DELETE' ? this.runtimeCollection(target.node) : undefined;
+          if (!handler) throw methodNotAllowed(method, ['GET']);
+          await handler.remove(target.node, request.principal);
+          return sendJson(reply, 200, {});
+        }
         if (method === 'POST') return this.update(request, reply, target.node, session);
         if (method === 'DELETE') return this.remove(request, reply, target.node, session);
         throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
@@ -87,7 +94,13 @@ export class ManagementHandler {
         if (method === 'GET' || method === 'HEAD') {
           return sendJson(reply, 200, renderer.collection(target.owner, target.prop, target.path, ctx, target.mount));
         }
-        if (!editable || target.prop.creators.length === 0) throw methodNotAllowed(method, ['GET']);
+        if (!editable) {
+          const handler = this.deps.actions.collectionHandler(target.owner.type, target.prop.name);
+          if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
+          const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
+          return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
+        }
+        if (target.prop.creators.length === 0) throw methodNotAllowed(method, ['GET']);
         if (method === 'POST') return this.create(request, reply, target.owner, target.prop, ctx, session);
         throw methodNotAllowed(method, ['GET', 'POST']);
       case 'absent':
@@ -102,8 +115,17 @@ export class ManagementHandler {
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
         return this.invoke(request, reply, target.node, target.op, ctx, session);
       case 'search':
-        throw methodNotAllowed(method, method === 'POST' ? ['GET'] : ['POST']);
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return sendJson(reply, 200, this.deps.searcher.search(target.node, bodyObject(request.body, 'search query'), ctx));
     }
+  }
+
+  /** The handler that deletes a runtime collection item, when its collection has one. */
+  private runtimeCollection(node: BeanNode) {
+    if (!node.via || node.via.shape !== 'collection') return undefined;
+    const ownerKey = node.identity.slice(0, -2);
+    const owner = this.deps.resolver.resolve(node.root, ownerKey, 'legacy');
+    return owner.kind === 'bean' ? this.deps.actions.collectionHandler(owner.node.type, node.via.name) : undefined;
   }
 
   private async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, prop: PropDef, ctx: RenderContext, session: string): Promise<FastifyReply> {

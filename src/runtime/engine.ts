@@ -7,6 +7,14 @@ import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { HALTED, type RuntimeState, SERVER_STATE_VAL, type ServerState } from './state.js';
 
 const R = 'appserver.management.runtime.';
+
+export interface EditSessionView {
+  name: string;
+  partition: string | null;
+  creator: string;
+  description: string;
+  owner: string | null;
+}
 export const PRODUCT_VERSION = 'AppServer Server 12.2.1.3.0';
 const OK_HEALTH = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] });
 
@@ -16,6 +24,8 @@ const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', '
 export class RuntimeEngine {
   domainTree = new BeanTree();
   readonly serverTrees = new Map<string, BeanTree>();
+  /** The named edit sessions, shown as edit session configurations. */
+  editSessions: () => EditSessionView[] = () => [];
   /** When each running server reached a running state (epoch ms). */
   private readonly activationTimes = new Map<string, number>();
 
@@ -88,7 +98,35 @@ export class RuntimeEngine {
     }
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: apps.map((a) => a.name) });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
+    this.putEditSessions(b, root, null);
     return b.tree;
+  }
+
+  /** Rewrites the edit session configurations of the domain and of every partition. */
+  refreshEditSessions(): void {
+    const b = new TreeBuilder(this.catalog, this.domainTree);
+    const root: BeanRef = { key: '', type: this.catalog.type(`${R}DomainRuntimeMBean`), identity: [] };
+    this.putEditSessions(b, root, null);
+    for (const p of this.topology.partitions()) {
+      const dpr = b.refOf(root, 'domainPartitionRuntimes', p.name);
+      if (dpr) this.putEditSessions(b, dpr, p.name);
+    }
+  }
+
+  private putEditSessions(b: TreeBuilder, owner: BeanRef, partition: string | null): void {
+    const manager = b.singleton(owner, 'editSessionConfigurationManager', {});
+    b.tree.clearCollection(`${manager.key}/editSessionConfigurations`);
+    for (const s of this.editSessions()) {
+      if (s.partition !== partition || s.name === 'default') continue;
+      b.item(manager, 'editSessionConfigurations', s.name, {
+        editSessionName: s.name,
+        description: s.description,
+        creator: s.creator,
+        currentEditor: s.owner,
+        partitionName: s.partition,
+        editSessionServerJndi: null,
+      });
+    }
   }
 
   private domainPartition(b: TreeBuilder, root: BeanRef, p: NamedBean): void {
@@ -99,6 +137,7 @@ export class RuntimeEngine {
       b.item(plc, 'resourceGroupLifeCycleRuntimes', rg.name, { state: this.resourceGroupState(p.name, rg.name) });
     }
     b.singleton(dpr, 'appRuntimeStateRuntime', { applicationIds: [] });
+    this.putEditSessions(b, dpr, p.name);
   }
 
   resourceGroupState(partition: string, rg: string): string {

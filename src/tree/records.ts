@@ -141,6 +141,11 @@ export class BeanTree implements TreeSource {
     }
   }
 
+  /** Removes every item of a collection. */
+  clearCollection(collectionKey: string): void {
+    for (const name of [...this.itemNames(collectionKey)]) this.remove(itemKey(collectionKey, name));
+  }
+
   /** Where an item sits: its collection key and name (undefined for singletons and the root). */
   placementOf(key: string): [string, string] | undefined {
     return this.placement.get(key);

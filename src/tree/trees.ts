@@ -5,7 +5,7 @@ import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
-import type { Mount, TreeName, TreeRoot } from './resolve.js';
+import type { LiveValues, Mount, TreeName, TreeRoot } from './resolve.js';
 
 export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
 
@@ -69,6 +69,13 @@ export class Trees {
       root: (server) => this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter),
     };
     const partition = scope.partition;
+    const config = this.domain.configService;
+    const live: LiveValues = (node) => {
+      if (node.key === '' && partition) return { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] };
+      if (node.type.short !== 'EditSessionConfigurationRuntime') return undefined;
+      const s = config.allSessions().find((x) => x.info.name === node.record?.values.name);
+      return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
+    };
     return {
       name: 'domainRuntime',
       source: runtime.domainTree,
@@ -77,9 +84,7 @@ export class Trees {
       mounts: new Map([['serverRuntimes', servers]]),
       editable: false,
       ...(filter ? { filter } : {}),
-      ...(partition
-        ? { live: (node) => (node.key === '' ? { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] } : undefined) }
-        : {}),
+      live,
     };
   }
 
