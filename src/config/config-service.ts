@@ -29,7 +29,7 @@ export interface ActivationResult {
 }
 
 /** Called after each activation, once the new configuration is in place. */
-export type ActivationListener = (result: ActivationResult) => void;
+export type ActivationListener = (result: ActivationResult) => void | Promise<void>;
 
 interface Touched {
   version: number;
@@ -38,6 +38,8 @@ interface Touched {
 }
 
 const MAX_REMEMBERED_ACTIVATIONS = 1000;
+/** Activation records served through the API (the store keeps them all). */
+export const LISTED_ACTIVATIONS = 1000;
 
 export class ConfigService {
   private readonly sessions = new Map<string, EditSession>();
@@ -46,6 +48,8 @@ export class ConfigService {
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
   private sessionListeners: (() => void)[] = [];
+  /** The latest activation records, newest first. */
+  records: ActivationRecord[] = [];
 
   private constructor(
     private readonly catalog: Catalog,
@@ -61,6 +65,7 @@ export class ConfigService {
   static async load(catalog: Catalog, store: Store, config: BeanTree, secrets: Secrets): Promise<ConfigService> {
     const version = Number((await store.getMeta('configVersion')) ?? 0);
     const service = new ConfigService(catalog, store, config, secrets, version);
+    service.records = await store.activations(LISTED_ACTIVATIONS);
     for (const stored of await store.sessions()) {
       const session = new EditSession(stored.info as SessionInfo, config);
       session.restore(stored.changes as [string, Change][]);
@@ -381,7 +386,9 @@ export class ConfigService {
       restartRequired,
       changes: summaries,
     };
-    await this.store.activate({ config: write, session: after, record });
+    const id = await this.store.activate({ config: write, session: after, record });
+    this.records.unshift({ ...record, id });
+    if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     // The store holds the new configuration: now the memory follows.
     for (const key of write.remove) {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
@@ -400,7 +407,7 @@ export class ConfigService {
     s.info.owner = null;
     s.info.baseVersion = nextVersion;
     const result: ActivationResult = { version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
-    for (const l of this.listeners) l(result);
+    for (const l of this.listeners) await l(result);
     return result;
   }
 

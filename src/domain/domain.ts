@@ -1,7 +1,7 @@
 // The domain: its activated configuration, its runtime and its security realm, loaded from the
 // store (or created from the demo template on first start).
 import type { Catalog } from '../catalog/load.js';
-import { ConfigService } from '../config/config-service.js';
+import { type ActivationResult, ConfigService } from '../config/config-service.js';
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { RuntimeEngine } from '../runtime/engine.js';
@@ -41,8 +41,11 @@ export class Domain {
     readonly security: SecurityService,
   ) {
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
-    configService.onActivation(() => {
-      runtime.rebuild(this.topology());
+    configService.onActivation(async (result) => {
+      const topology = this.topology();
+      if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
+      runtime.rebuild(topology);
+      await store.setState(RUNTIME_STATE_KEY, runtime.state);
     });
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
     configService.onSessionsChanged(() => runtime.refreshEditSessions());
@@ -100,6 +103,19 @@ export class Domain {
   async close(): Promise<void> {
     await this.store.close();
   }
+}
+
+/** Servers a restart-requiring activation concerns: the server or cluster changed, else all. */
+function restartScope(result: ActivationResult, topology: Topology): string[] {
+  const servers = new Set<string>();
+  for (const c of result.changes) {
+    if (!c.properties?.some((p) => p.restartRequired)) continue;
+    const [collection, name] = c.identity;
+    if (collection === 'servers' && name) servers.add(name);
+    else if (collection === 'clusters' && name) for (const s of topology.serversOf(['clusters', name])) servers.add(s);
+    else for (const s of topology.servers()) servers.add(s.name);
+  }
+  return [...servers];
 }
 
 /** A tree as store rows; items remember their collection and position. */

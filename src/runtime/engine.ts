@@ -35,8 +35,10 @@ export class RuntimeEngine {
     readonly state: RuntimeState,
     private readonly now: () => number,
   ) {
-    // This process is the administration server: it is running whenever the engine exists.
+    // This process is the administration server: it is running whenever the engine exists, and
+    // it has just started, so it runs the configuration as activated.
     this.state.servers[topology.adminServerName] = 'RUNNING';
+    if (this.state.restartRequired) delete this.state.restartRequired[topology.adminServerName];
     this.rebuild(topology);
   }
 
@@ -73,6 +75,12 @@ export class RuntimeEngine {
       if (!this.activationTimes.has(s.name)) this.activationTimes.set(s.name, this.now());
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
+  }
+
+  /** Flags the running servers among `servers` as needing a restart. */
+  markRestartRequired(servers: string[]): void {
+    const flags = (this.state.restartRequired ??= {});
+    for (const s of servers) if (REACHABLE.has(this.serverState(s))) flags[s] = true;
   }
 
   private buildDomainTree(): BeanTree {
@@ -176,7 +184,7 @@ export class RuntimeEngine {
       healthState: OK_HEALTH('ServerRuntime'),
       overallHealthState: OK_HEALTH(null),
       patchList: [],
-      restartRequired: false,
+      restartRequired: this.state.restartRequired?.[server.name] === true,
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
     b.item(root, 'serverChannelRuntimes', 'Default[http]', {

@@ -18,6 +18,8 @@ export interface RuntimeState {
   partitions: Record<string, PartitionState>;
   /** Desired state of each resource group, keyed `partition/group` ('/group' at domain level). */
   resourceGroups: Record<string, string>;
+  /** Running servers that need a restart to pick up activated changes. */
+  restartRequired?: Record<string, true>;
 }
 
 export const RUNTIME_STATE_KEY = 'runtime';

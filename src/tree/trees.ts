@@ -1,6 +1,8 @@
 // The five bean trees of a request, seen from its partition scope.
 import type { Catalog } from '../catalog/load.js';
-import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { ACTIVATION, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import type { ConfigService } from '../config/config-service.js';
+import type { BeanRecord, TreeSource } from './records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
@@ -37,7 +39,7 @@ export class Trees {
         const session = service.session(scope.session ?? DEFAULT_SESSION);
         return {
           name,
-          source: session,
+          source: new WithActivations(session, service),
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
           editable: true,
@@ -101,6 +103,30 @@ export class Trees {
       ...(filter ? { filter } : {}),
       ...(admin ? { live: this.adminLive } : {}),
     };
+  }
+}
+
+const ACTIVATIONS = 'changeManager/activations';
+
+/** The edit tree's view plus the activation records under the change manager. */
+class WithActivations implements TreeSource {
+  constructor(
+    private readonly inner: TreeSource,
+    private readonly config: ConfigService,
+  ) {}
+
+  bean(key: string): BeanRecord | undefined {
+    if (!key.startsWith(`${ACTIVATIONS}/`)) return this.inner.bean(key);
+    const id = Number(key.slice(ACTIVATIONS.length + 1));
+    const r = this.config.records.find((x) => x.id === id);
+    if (!r) return undefined;
+    const { id: _id, ...values } = r;
+    return { type: ACTIVATION, values: { ...values, name: String(r.id) } };
+  }
+
+  itemNames(collectionKey: string): readonly string[] {
+    if (collectionKey !== ACTIVATIONS) return this.inner.itemNames(collectionKey);
+    return this.config.records.map((r) => String(r.id));
   }
 }
 

@@ -4,6 +4,7 @@ import type { CatalogProperty, CatalogType } from '../format.js';
 import type { TypeOverlay } from '../overlay-format.js';
 
 export const CHANGE_MANAGER = 'appserver.management.rest.ChangeManager';
+export const ACTIVATION = 'appserver.management.rest.Activation';
 const TASK = 'appserver.management.runtime.TaskRuntimeMBean';
 
 // Fields every asynchronous job carries so that clients can poll it.
@@ -26,6 +27,22 @@ export const restOnlyTypes: Record<string, CatalogType> = {
       { n: 'hasChanges', t: 'boolean' },
       { n: 'mergeNeeded', t: 'boolean' },
       { n: 'editSession', t: 'java.lang.String', d: 'default' },
+      // The record of past activations (who, when, what changed), newest first.
+      { n: 'activations', t: ACTIVATION, rel: 'c', a: 1 },
+    ],
+  },
+  [ACTIVATION]: {
+    s: 'Activation',
+    kind: 'rest',
+    p: [
+      { n: 'name', t: 'java.lang.String', k: 1 },
+      { n: 'version', t: 'long' },
+      { n: 'editSession', t: 'java.lang.String' },
+      { n: 'user', t: 'java.lang.String' },
+      { n: 'startTime', t: 'java.util.Date' },
+      { n: 'endTime', t: 'java.util.Date' },
+      { n: 'restartRequired', t: 'boolean' },
+      { n: 'changes', t: 'java.lang.Object', a: 1 },
     ],
   },
 };
