@@ -1,6 +1,7 @@
 // Command line: `appserver-admin serve` runs the administration server.
 import { Command } from 'commander';
-import { startServer } from './server.js';
+import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
+import { initDataDir, startServer } from './server.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -20,6 +21,21 @@ program
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+
+program
+  .command('init')
+  .description('create a data directory holding a generated domain of the given size')
+  .requiredOption('--data-dir <dir>', 'data directory to create')
+  .option('--servers <n>', 'managed servers', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.servers)
+  .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
+  .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
+  .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
+  .action(async (opts: { dataDir: string } & DomainSize) => {
+    const { dataDir, ...size } = opts;
+    const created = await initDataDir(dataDir, size);
+    process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
+    if (created.generatedPassword) process.stdout.write(`Administrator: ${created.adminUser} / ${created.generatedPassword} (shown only this once)\n`);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

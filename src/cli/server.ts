@@ -1,6 +1,7 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
 import { loadCatalog } from '../catalog/load.js';
 import { Domain } from '../domain/domain.js';
+import type { DomainSize } from '../domain/generate.js';
 import { buildApp } from '../http/app.js';
 import { RequestStats } from '../runtime/live.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -15,6 +16,8 @@ export interface ServerOptions {
   /** First administrator of a new domain; default from APPSERVER_ADMIN_USER / APPSERVER_ADMIN_PASSWORD. */
   adminUser?: string;
   adminPassword?: string;
+  /** Template of a new data directory (default: the demo domain). */
+  template?: 'demo' | DomainSize;
 }
 
 export interface RunningServer {
@@ -32,6 +35,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: opts.host,
     listenPort: opts.port,
+    ...(opts.template ? { template: opts.template } : {}),
   });
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
@@ -61,4 +65,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await opened.domain.close();
     },
   };
+}
+
+/** Creates a data directory holding a generated domain (refuses one that already holds a domain). */
+export async function initDataDir(dataDir: string, size: DomainSize): Promise<{ adminUser?: string; generatedPassword?: string }> {
+  const store = SqliteStore.inDir(dataDir);
+  await store.open();
+  const exists = (await store.getMeta('created')) !== undefined;
+  await store.close();
+  if (exists) throw new Error(`${dataDir} already holds a domain`);
+  const opened = await Domain.open(loadCatalog(), SqliteStore.inDir(dataDir), {
+    adminUser: process.env.APPSERVER_ADMIN_USER,
+    adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
+    listenAddress: '127.0.0.1',
+    listenPort: 7001,
+    template: size,
+  });
+  await opened.domain.close();
+  return { ...(opened.adminUser ? { adminUser: opened.adminUser } : {}), ...(opened.generatedPassword ? { generatedPassword: opened.generatedPassword } : {}) };
 }

@@ -12,6 +12,10 @@ export interface NamedBean {
 }
 
 export class Topology {
+  /** Memo of the server list and cluster memberships: a topology is read many times per rebuild. */
+  private serverList?: NamedBean[];
+  private members?: Map<string, string[]>;
+
   constructor(private readonly config: TreeSource) {}
 
   get root(): BeanRecord | undefined {
@@ -46,7 +50,22 @@ export class Topology {
   }
 
   servers(): NamedBean[] {
-    return this.items([], 'servers');
+    return (this.serverList ??= this.items([], 'servers'));
+  }
+
+  private clusterMembers(cluster: string): string[] {
+    if (!this.members) {
+      this.members = new Map();
+      for (const s of this.servers()) {
+        const c = s.values.cluster;
+        if (Array.isArray(c) && c[0] === 'clusters') {
+          const list = this.members.get(String(c[1])) ?? [];
+          list.push(s.name);
+          this.members.set(String(c[1]), list);
+        }
+      }
+    }
+    return this.members.get(cluster) ?? [];
   }
 
   /** Names of the servers a target (server, cluster, virtual target, migratable target) stands for. */
@@ -59,9 +78,7 @@ export class Topology {
       case 'servers':
         return this.bean(target) ? [name!] : [];
       case 'clusters':
-        return this.servers()
-          .filter((s) => sameIdentity(s.values.cluster, target))
-          .map((s) => s.name);
+        return target.length === 2 ? this.clusterMembers(name!) : [];
       default: {
         const targets = this.bean(target)?.values.targets;
         return Array.isArray(targets) ? unique(targets.flatMap((t) => this.serversOf(t as string[], seen))) : [];
@@ -98,10 +115,6 @@ export class Topology {
   appDeployments(): NamedBean[] {
     return this.items([], 'appDeployments');
   }
-}
-
-function sameIdentity(a: unknown, b: Identity): boolean {
-  return Array.isArray(a) && a.length === b.length && a.every((s, i) => s === b[i]);
 }
 
 function unique(list: string[]): string[] {

@@ -11,6 +11,7 @@ import { SecurityService } from '../security/service.js';
 import type { Store, StoredBean } from '../store/store.js';
 import { BeanTree } from '../tree/records.js';
 import { demoDomain } from './demo.js';
+import { type DomainSize, generateDomain } from './generate.js';
 
 export interface DomainOptions {
   adminUser?: string | undefined;
@@ -19,6 +20,8 @@ export interface DomainOptions {
   listenAddress: string;
   listenPort: number;
   now?: () => number;
+  /** What a new data directory starts with: the demo domain (default) or a generated one. */
+  template?: 'demo' | DomainSize;
 }
 
 export interface OpenedDomain {
@@ -44,7 +47,7 @@ export class Domain {
     configService.onActivation(async (result) => {
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
-      runtime.rebuild(topology);
+      runtime.applyActivation(result.changes, topology);
       await store.setState(RUNTIME_STATE_KEY, runtime.state);
     });
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
@@ -68,16 +71,19 @@ export class Domain {
     let config: BeanTree;
     let state: RuntimeState;
     if (created) {
-      config = demoDomain(catalog, {
-        domainName: opts.domainName ?? 'demo_domain',
-        adminServerName: 'AdminServer',
-        listenAddress: opts.listenAddress,
-        listenPort: opts.listenPort || 7001,
-      });
+      const demo = opts.template === undefined || opts.template === 'demo';
+      config = demo
+        ? demoDomain(catalog, {
+            domainName: opts.domainName ?? 'demo_domain',
+            adminServerName: 'AdminServer',
+            listenAddress: opts.listenAddress,
+            listenPort: opts.listenPort || 7001,
+          })
+        : generateDomain(catalog, opts.template as DomainSize, opts.listenPort || 7001);
       await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
       state = emptyRuntimeState();
       // The demo shows a partition at work: the first one runs, the second waits halted.
-      state.partitions.partition1 = { state: 'RUNNING', subState: null };
+      if (demo) state.partitions.partition1 = { state: 'RUNNING', subState: null };
       await store.setState(RUNTIME_STATE_KEY, state);
       const user = (adminUser = opts.adminUser || 'admin');
       const password = opts.adminPassword || (generatedPassword = generatePassword());

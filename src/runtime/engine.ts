@@ -8,6 +8,37 @@ import { HALTED, type RuntimeState, SERVER_STATE_VAL, type ServerState } from '.
 
 const R = 'appserver.management.runtime.';
 
+/** What an activation changed, as far as the runtime needs to know. */
+export interface ActivationChange {
+  operation: 'create' | 'modify' | 'delete';
+  identity: readonly string[];
+  properties?: readonly { name: string }[];
+}
+
+/** Collections whose changes move servers, targets or deployments: the whole runtime follows. */
+const TOPOLOGY = new Set(['clusters', 'machines', 'virtualTargets', 'migratableTargets', 'partitions', 'resourceGroups', 'appDeployments', 'libraries', 'JMSServers', 'fileStores']);
+/** System resources: their own bean matters (targets), their descriptors do not. */
+const RESOURCES = new Set(['JDBCSystemResources', 'JMSSystemResources']);
+/** Server properties the runtime shows or depends on. */
+const SERVER_PROPS = new Set(['listenAddress', 'listenPort', 'machine']);
+
+/** The server whose runtime a change concerns, 'all' for a topology change, undefined for none. */
+function runtimeEffect(c: ActivationChange): string | 'all' | undefined {
+  const [collection, name] = c.identity;
+  if (collection === undefined) {
+    return c.properties?.some((p) => p.name === 'name' || p.name === 'adminServerName' || p.name === 'productionModeEnabled') ? 'all' : undefined;
+  }
+  if (collection === 'servers' && name !== undefined) {
+    if (c.identity.length > 2) return undefined;
+    if (c.operation !== 'modify') return name;
+    if (c.properties?.some((p) => p.name === 'cluster')) return 'all';
+    return c.properties?.some((p) => SERVER_PROPS.has(p.name)) ? name : undefined;
+  }
+  if (TOPOLOGY.has(collection)) return 'all';
+  if (RESOURCES.has(collection)) return c.identity.length <= 2 ? 'all' : undefined;
+  return undefined;
+}
+
 export interface EditSessionView {
   name: string;
   partition: string | null;
@@ -80,7 +111,12 @@ export class RuntimeEngine {
   /** Flags the running servers among `servers` as needing a restart. */
   markRestartRequired(servers: string[]): void {
     const flags = (this.state.restartRequired ??= {});
-    for (const s of servers) if (REACHABLE.has(this.serverState(s))) flags[s] = true;
+    for (const s of servers) {
+      if (!REACHABLE.has(this.serverState(s))) continue;
+      flags[s] = true;
+      const root = this.serverTrees.get(s)?.bean('');
+      if (root) root.values.restartRequired = true;
+    }
   }
 
   private buildDomainTree(): BeanTree {
@@ -91,14 +127,7 @@ export class RuntimeEngine {
       activationTime: this.activationTimes.get(t.adminServerName) ?? this.now(),
       currentDomainPartitionRuntime: null,
     });
-    for (const s of t.servers()) {
-      b.item(root, 'serverLifeCycleRuntimes', s.name, {
-        state: this.serverState(s.name),
-        nodeManagerRestartCount: 0,
-        middlewareHome: '/opt/appserver',
-        appserverHome: '/opt/appserver/server',
-      });
-    }
+    for (const s of t.servers()) this.lifeCycleRuntime(b, root, s.name);
     const apps = t.appDeployments();
     const deployment = b.singleton(root, 'deploymentManager', {});
     for (const app of apps) {
@@ -135,6 +164,49 @@ export class RuntimeEngine {
         editSessionServerJndi: null,
       });
     }
+  }
+
+  private lifeCycleRuntime(b: TreeBuilder, root: BeanRef, server: string): void {
+    b.item(root, 'serverLifeCycleRuntimes', server, {
+      state: this.serverState(server),
+      nodeManagerRestartCount: 0,
+      middlewareHome: '/opt/appserver',
+      appserverHome: '/opt/appserver/server',
+    });
+  }
+
+  /**
+   * Follows an activation. Most changes concern one server or nothing the runtime shows, and cost
+   * only that; changes to the topology (clusters, targets, partitions, deployments) rebuild all.
+   */
+  applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
+    const servers = new Set<string>();
+    for (const c of changes) {
+      const effect = runtimeEffect(c);
+      if (effect === 'all') return this.rebuild(topology);
+      if (effect) servers.add(effect);
+    }
+    this.topology = topology;
+    for (const name of servers) this.refreshServer(name);
+  }
+
+  /** Brings one server's lifecycle runtime and runtime tree in line with its configuration. */
+  private refreshServer(name: string): void {
+    const server = this.topology.servers().find((s) => s.name === name);
+    const lifecycles = 'serverLifeCycleRuntimes';
+    const b = new TreeBuilder(this.catalog, this.domainTree);
+    const root: BeanRef = { key: '', type: this.catalog.type(`${R}DomainRuntimeMBean`), identity: [] };
+    if (!server) {
+      delete this.state.servers[name];
+      const ref = b.refOf(root, lifecycles, name);
+      if (ref) this.domainTree.remove(ref.key);
+      this.serverTrees.delete(name);
+      this.activationTimes.delete(name);
+      return;
+    }
+    this.state.servers[name] ??= 'SHUTDOWN';
+    this.lifeCycleRuntime(b, root, name);
+    if (this.serverTrees.has(name)) this.serverTrees.set(name, this.buildServerTree(server));
   }
 
   private domainPartition(b: TreeBuilder, root: BeanRef, p: NamedBean): void {

@@ -1,0 +1,78 @@
+// Edit cycles: startEdit, 10 changes, activate, repeated; on the demo domain and on a generated
+// domain of 1,000 servers. An activation should cost what its change costs, not what the domain
+// weighs: the two cycle times should be close. A bare Fastify route answering the same 12
+// requests per cycle is the baseline measured in the same run.
+import Fastify from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initDataDir, startServer } from '../src/cli/server.js';
+import { DEFAULT_SIZE, type DomainSize } from '../src/domain/generate.js';
+
+const HEADERS = {
+  authorization: `Basic ${Buffer.from('admin:welcome1').toString('base64')}`,
+  'content-type': 'application/json',
+  'x-requested-by': 'bench',
+};
+
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`${url}: ${res.status}`);
+}
+
+/** Mean milliseconds of one cycle of 12 requests against `base` (management root of a version). */
+async function cycles(base: string, servers: string[], count: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  for (let c = 0; c < count; c++) {
+    await post(`${base}/edit/changeManager/startEdit`, {});
+    for (let i = 0; i < 10; i++) await post(`${base}/edit/servers/${servers[(c * 10 + i) % servers.length]}`, { notes: `cycle ${c} change ${i}` });
+    await post(`${base}/edit/changeManager/activate`, {});
+  }
+  return Number(process.hrtime.bigint() - started) / 1e6 / count;
+}
+
+async function measure(label: string, size: DomainSize | 'demo', count: number): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'appserver-bench-'));
+  try {
+    process.env.APPSERVER_ADMIN_USER = 'admin';
+    process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
+    if (size !== 'demo') await initDataDir(dataDir, size);
+    const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1' });
+    const servers = size === 'demo' ? ['ms1', 'ms2', 'AdminServer'] : Array.from({ length: 50 }, (_, i) => `ms${i}`);
+    const base = `http://127.0.0.1:${server.port}/management/appserver/latest`;
+    await cycles(base, servers, 3);
+    const ms = await cycles(base, servers, count);
+    await server.close();
+    console.log(`${label}: ${ms.toFixed(2)} ms per cycle (startEdit + 10 changes + activate)`);
+    return ms;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function baseline(count: number): Promise<number> {
+  const app = Fastify();
+  app.post('/*', async (_req, reply) => reply.header('content-type', 'application/json').send('{}'));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const base = `http://127.0.0.1:${port}/management/appserver/latest`;
+  await cycles(base, ['a'], 3);
+  const ms = await cycles(base, ['a'], count);
+  await app.close();
+  console.log(`bare Fastify, same 12 requests: ${ms.toFixed(2)} ms per cycle`);
+  return ms;
+}
+
+export async function benchEditActivate(): Promise<string> {
+  const count = Number(process.env.BENCH_CYCLES ?? 50);
+  const bare = await baseline(count);
+  const demo = await measure('demo domain', 'demo', count);
+  const big = await measure(`generated domain (${DEFAULT_SIZE.servers} servers, ${DEFAULT_SIZE.applications} applications)`, DEFAULT_SIZE, count);
+  const line =
+    `edit cycle: demo ${demo.toFixed(2)} ms, 1,000-server domain ${big.toFixed(2)} ms ` +
+    `(ratio ${(big / demo).toFixed(2)}), bare Fastify ${bare.toFixed(2)} ms (demo / bare ${(demo / bare).toFixed(2)})`;
+  console.log(line);
+  return line;
+}

@@ -1,0 +1,58 @@
+// Generated domains of any size, for benchmarks and load tests: the demo domain's shape, scaled.
+import type { Catalog } from '../catalog/load.js';
+import { BeanTree } from '../tree/records.js';
+import { TreeBuilder } from '../tree/builder.js';
+
+export interface DomainSize {
+  servers: number;
+  clusters: number;
+  partitions: number;
+  applications: number;
+}
+
+export const DEFAULT_SIZE: DomainSize = { servers: 1000, clusters: 10, partitions: 200, applications: 5000 };
+
+const ref = (...identity: string[]) => identity;
+
+/** A domain with an administration server plus `size.servers` managed servers spread over clusters. */
+export function generateDomain(catalog: Catalog, size: DomainSize, listenPort = 7001): BeanTree {
+  const b = new TreeBuilder(catalog, new BeanTree());
+  const domain = b.root('appserver.management.configuration.DomainMBean', {
+    name: 'generated_domain',
+    domainVersion: '12.2.1.3.0',
+    configurationVersion: '12.2.1.3.0',
+    adminServerName: 'AdminServer',
+    productionModeEnabled: false,
+  });
+  const clusters = Math.max(1, size.clusters);
+  for (let c = 0; c < clusters; c++) b.item(domain, 'clusters', `cluster${c}`, { clusterMessagingMode: 'unicast' });
+  const machines = Math.max(1, Math.ceil(size.servers / 50));
+  for (let m = 0; m < machines; m++) {
+    const machine = b.item(domain, 'machines', `machine${m}`);
+    b.singleton(machine, 'nodeManager', { listenAddress: `host${m}.example.test`, listenPort: 5556 });
+  }
+  b.item(domain, 'servers', 'AdminServer', { listenAddress: '127.0.0.1', listenPort });
+  for (let i = 0; i < size.servers; i++) {
+    b.item(domain, 'servers', `ms${i}`, {
+      listenAddress: `host${i % machines}.example.test`,
+      listenPort: 8001 + i,
+      cluster: ref('clusters', `cluster${i % clusters}`),
+      machine: ref('machines', `machine${i % machines}`),
+    });
+  }
+  for (let c = 0; c < clusters; c++) b.item(domain, 'virtualTargets', `vt${c}`, { targets: [ref('clusters', `cluster${c}`)], uriPrefix: `/vt${c}` });
+  for (let p = 0; p < size.partitions; p++) {
+    const vt = ref('virtualTargets', `vt${p % clusters}`);
+    const partition = b.item(domain, 'partitions', `partition${p}`, { availableTargets: [vt], defaultTargets: [vt] });
+    const rg = b.item(partition, 'resourceGroups', `rg${p}`, { useDefaultTarget: true });
+    const ds = b.item(rg, 'JDBCSystemResources', `ds${p}`);
+    b.singleton(ds, 'JDBCResource', { name: `ds${p}`, datasourceType: 'GENERIC' });
+  }
+  for (let a = 0; a < size.applications; a++) {
+    b.item(domain, 'appDeployments', `app${a}`, { moduleType: 'war', targets: [ref('clusters', `cluster${a % clusters}`)] });
+  }
+  const security = b.singleton(domain, 'securityConfiguration', { name: 'generated_domain', defaultRealm: ['securityConfiguration', 'realms', 'myrealm'] });
+  const realm = b.item(security, 'realms', 'myrealm');
+  b.item(realm, 'authenticationProviders', 'DefaultAuthenticator', {}, 'appserver.security.providers.authentication.DefaultAuthenticatorMBean');
+  return b.tree;
+}
