@@ -19,6 +19,8 @@ export interface ActionCall {
   session: string;
   /** Rendering context of the request (URLs, version), for handlers that answer with entities. */
   ctx: RenderContext;
+  /** The request's `Prefer` header (asynchronous invocation), if any. */
+  prefer: string | undefined;
 }
 
 /** What an action handler returns: a value for `{"return": ...}`, or a reply it shaped itself. */

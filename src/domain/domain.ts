@@ -5,6 +5,9 @@ import { type ActivationResult, ConfigService } from '../config/config-service.j
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { RuntimeEngine } from '../runtime/engine.js';
+import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
+import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
+import { TaskEngine } from '../runtime/tasks.js';
 import { type RuntimeState, RUNTIME_STATE_KEY, emptyRuntimeState } from '../runtime/state.js';
 import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
@@ -22,6 +25,9 @@ export interface DomainOptions {
   now?: () => number;
   /** What a new data directory starts with: the demo domain (default) or a generated one. */
   template?: 'demo' | DomainSize;
+  /** Clock of lifecycle tasks (tests pass a manual one). */
+  scheduler?: Scheduler;
+  timings?: Partial<LifecycleTimings>;
 }
 
 export interface OpenedDomain {
@@ -36,19 +42,30 @@ export interface OpenedDomain {
 const CONFIG_TREE = 'config';
 
 export class Domain {
+  readonly tasks: TaskEngine;
+  readonly lifecycles: Lifecycles;
+  private stateWrites: Promise<void> = Promise.resolve();
+  private stateDirty = false;
+
   private constructor(
     readonly catalog: Catalog,
     readonly store: Store,
     readonly configService: ConfigService,
     readonly runtime: RuntimeEngine,
     readonly security: SecurityService,
+    readonly scheduler: Scheduler,
+    timings: LifecycleTimings,
   ) {
+    this.tasks = new TaskEngine(scheduler);
+    this.lifecycles = new Lifecycles(runtime, this.tasks, scheduler, timings);
+    runtime.onStateChange = () => this.saveState();
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
     configService.onActivation(async (result) => {
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
       runtime.applyActivation(result.changes, topology);
-      await store.setState(RUNTIME_STATE_KEY, runtime.state);
+      this.saveState();
+      await this.stateWrites;
     });
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
     configService.onSessionsChanged(() => runtime.refreshEditSessions());
@@ -97,9 +114,20 @@ export class Domain {
     if (!key) await store.setMeta('secretKey', (key = Secrets.newKey()));
     const secrets = new Secrets(Buffer.from(key, 'base64'));
     const configService = await ConfigService.load(catalog, store, config, secrets);
-    const runtime = new RuntimeEngine(catalog, new Topology(config), state, now);
-    const domain = new Domain(catalog, store, configService, runtime, security);
+    const scheduler = opts.scheduler ?? new RealScheduler();
+    const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
+    const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings });
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
+  }
+
+  /** Writes the runtime state, coalescing bursts of changes into one write at a time. */
+  private saveState(): void {
+    if (this.stateDirty) return;
+    this.stateDirty = true;
+    this.stateWrites = this.stateWrites.then(async () => {
+      this.stateDirty = false;
+      await this.store.setState(RUNTIME_STATE_KEY, this.runtime.state);
+    });
   }
 
   topology(): Topology {
@@ -107,6 +135,7 @@ export class Domain {
   }
 
   async close(): Promise<void> {
+    await this.stateWrites;
     await this.store.close();
   }
 }

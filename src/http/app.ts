@@ -12,7 +12,9 @@ import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../tree/trees.js';
 import { registerConfigActions } from '../actions/config-actions.js';
 import { ActionRegistry } from '../actions/invoke.js';
+import { registerRuntimeActions } from '../actions/runtime-actions.js';
 import { registerSecurityActions } from '../actions/security-actions.js';
+import { TaskReplies } from '../actions/task-reply.js';
 import { pairs, parseLenient } from './body.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
@@ -69,6 +71,15 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const actions = new ActionRegistry(deps.catalog);
   registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
   registerSecurityActions(actions, deps.domain.security);
+  registerRuntimeActions(actions, {
+    catalog: deps.catalog,
+    engine: deps.domain.runtime,
+    lifecycles: deps.domain.lifecycles,
+    tasks: deps.domain.tasks,
+    scheduler: deps.domain.scheduler,
+    replies: new TaskReplies(resolver, renderer),
+    domainRuntime: () => trees.root('domainRuntime', {}),
+  });
   const searcher = new Searcher(resolver, renderer);
   const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher });
 

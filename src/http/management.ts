@@ -150,7 +150,8 @@ export class ManagementHandler {
 
   private async invoke(request: FastifyRequest, reply: FastifyReply, node: BeanNode, op: OperationDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
     authorize(request.principal, { kind: 'invoke', type: node.type, op });
-    const result = await this.deps.actions.invoke({ node, op, principal: request.principal, session, ctx }, bodyObject(request.body, 'action arguments'));
+    const prefer = typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
+    const result = await this.deps.actions.invoke({ node, op, principal: request.principal, session, ctx, prefer }, bodyObject(request.body, 'action arguments'));
     if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
     return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
   }

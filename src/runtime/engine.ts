@@ -1,10 +1,24 @@
 // The runtime engine: keeps the runtime trees (the domain runtime and one server runtime tree per
-// running server) consistent with the configuration and the durable runtime state.
+// running server) consistent with the configuration and the durable runtime state. States that
+// change often (server, partition, resource group, data source) are read live from the state, so
+// a transition rewrites a tree only when beans appear or disappear.
 import type { Catalog } from '../catalog/load.js';
 import type { NamedBean, Topology } from '../config/topology.js';
+import type { BeanNode, LiveValues } from '../tree/resolve.js';
 import { BeanTree } from '../tree/records.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
-import { HALTED, type RuntimeState, SERVER_STATE_VAL, type ServerState } from './state.js';
+import { ConnectorPools } from './pools.js';
+import {
+  HALTED,
+  type PartitionState,
+  type RuntimeState,
+  SERVER_STATE_VAL,
+  type ServerState,
+  highestPartitionState,
+  partitionActive,
+  partitionDetailed,
+  partitionWire,
+} from './state.js';
 
 const R = 'appserver.management.runtime.';
 
@@ -46,17 +60,30 @@ export interface EditSessionView {
   description: string;
   owner: string | null;
 }
+
 export const PRODUCT_VERSION = 'AppServer Server 12.2.1.3.0';
 const OK_HEALTH = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] });
 
 /** States in which a server answers requests and has a runtime tree. */
-const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'FORCE_SUSPENDING', 'SHUTTING_DOWN']);
+export const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'FORCE_SUSPENDING', 'SHUTTING_DOWN', 'FORCE_SHUTTING_DOWN']);
+
+/** Module type of an application, from its configuration or the extension of its source. */
+export function moduleTypeOf(app: NamedBean): string {
+  const declared = app.values.moduleType;
+  if (typeof declared === 'string' && declared !== '') return declared.toLowerCase();
+  const source = String(app.values.sourcePath ?? '');
+  const ext = source.slice(source.lastIndexOf('.') + 1).toLowerCase();
+  return ['war', 'ear', 'jar', 'rar'].includes(ext) ? ext : 'war';
+}
 
 export class RuntimeEngine {
   domainTree = new BeanTree();
   readonly serverTrees = new Map<string, BeanTree>();
+  readonly pools = new ConnectorPools();
   /** The named edit sessions, shown as edit session configurations. */
   editSessions: () => EditSessionView[] = () => [];
+  /** Called after every change of the durable state (persists it). */
+  onStateChange: () => void = () => {};
   /** When each running server reached a running state (epoch ms). */
   private readonly activationTimes = new Map<string, number>();
 
@@ -64,7 +91,7 @@ export class RuntimeEngine {
     private readonly catalog: Catalog,
     private topology: Topology,
     readonly state: RuntimeState,
-    private readonly now: () => number,
+    readonly now: () => number,
   ) {
     // This process is the administration server: it is running whenever the engine exists, and
     // it has just started, so it runs the configuration as activated.
@@ -73,12 +100,22 @@ export class RuntimeEngine {
     this.rebuild(topology);
   }
 
+  get currentTopology(): Topology {
+    return this.topology;
+  }
+
+  get adminServerName(): string {
+    return this.topology.adminServerName;
+  }
+
+  // ---- servers ----
+
   serverState(name: string): ServerState {
     return this.state.servers[name] ?? 'SHUTDOWN';
   }
 
-  isReachable(name: string): boolean {
-    return REACHABLE.has(this.serverState(name)) && this.serverTrees.has(name);
+  hasServer(name: string): boolean {
+    return this.topology.servers().some((s) => s.name === name);
   }
 
   runningServers(): string[] {
@@ -87,6 +124,151 @@ export class RuntimeEngine {
       .map((s) => s.name)
       .filter((name) => this.serverTrees.has(name));
   }
+
+  /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
+  setServerState(name: string, next: ServerState): void {
+    const was = this.serverTrees.has(name);
+    this.state.servers[name] = next;
+    const reachable = REACHABLE.has(next);
+    if (reachable && !was) {
+      const server = this.topology.servers().find((s) => s.name === name);
+      if (server) {
+        this.activationTimes.set(name, this.now());
+        if (this.state.restartRequired) delete this.state.restartRequired[name];
+        this.serverTrees.set(name, this.buildServerTree(server));
+      }
+    } else if (!reachable && was) {
+      this.serverTrees.delete(name);
+      this.activationTimes.delete(name);
+      for (const p of Object.values(this.state.partitionServers ?? {})) delete p[name];
+      this.pools.dropServer(name);
+    }
+    this.onStateChange();
+  }
+
+  /** Flags the running servers among `servers` as needing a restart. */
+  markRestartRequired(servers: string[]): void {
+    const flags = (this.state.restartRequired ??= {});
+    for (const s of servers) {
+      if (!REACHABLE.has(this.serverState(s))) continue;
+      flags[s] = true;
+      const root = this.serverTrees.get(s)?.bean('');
+      if (root) root.values.restartRequired = true;
+    }
+  }
+
+  // ---- partitions and resource groups ----
+
+  partition(name: string): NamedBean | undefined {
+    return this.topology.partitions().find((p) => p.name === name);
+  }
+
+  /** Servers a partition is targeted to. */
+  partitionTargets(name: string): string[] {
+    const p = this.partition(name);
+    return p ? this.topology.partitionServers(p) : [];
+  }
+
+  desiredPartition(name: string): string {
+    return partitionDetailed(this.state.partitions[name] ?? HALTED);
+  }
+
+  /** Detailed state of a partition on a server (its desired state where nothing else was said). */
+  partitionOn(name: string, server: string): string {
+    return this.state.partitionServers?.[name]?.[server] ?? this.desiredPartition(name);
+  }
+
+  /** The partition's state: the highest over the running servers it targets, else the desired one. */
+  partitionState(name: string): PartitionState {
+    const running = this.partitionTargets(name).filter((s) => this.serverTrees.has(s));
+    const highest = highestPartitionState(running.map((s) => this.partitionOn(name, s)));
+    return partitionWire(highest ?? this.desiredPartition(name));
+  }
+
+  /** Sets the partition's state on some servers (and, when `desired`, the state it returns to). */
+  setPartition(name: string, servers: string[], detailed: string, desired: boolean): void {
+    if (desired) this.state.partitions[name] = partitionWire(detailed);
+    const perServer = ((this.state.partitionServers ??= {})[name] ??= {});
+    for (const s of servers) perServer[s] = detailed;
+    // Resource groups follow the partition as a whole.
+    for (const key of Object.keys(this.state.resourceGroups)) if (key.startsWith(`${name}/`)) delete this.state.resourceGroups[key];
+    for (const s of servers) this.refreshServerTree(s);
+    this.onStateChange();
+  }
+
+  resourceGroupState(partition: string, rg: string): string {
+    const explicit = this.state.resourceGroups[`${partition}/${rg}`];
+    if (explicit) return explicit;
+    if (partition === '') return 'RUNNING';
+    const p = partitionDetailed(this.partitionState(partition));
+    if (p === 'RUNNING' || p === 'ADMIN') return p;
+    const group = this.partition(partition) && this.topology.resourceGroups(this.partition(partition)!).find((g) => g.name === rg);
+    return p === 'BOOTED' && group?.values.administrative === true ? 'RUNNING' : 'SHUTDOWN';
+  }
+
+  setResourceGroup(partition: string, rg: string, state: string): void {
+    this.state.resourceGroups[`${partition}/${rg}`] = state;
+    const p = this.partition(partition);
+    const groups = p ? this.topology.resourceGroups(p) : this.topology.items([], 'resourceGroups');
+    const group = groups.find((g) => g.name === rg);
+    if (group) for (const s of this.topology.resourceGroupServers(p, group)) this.refreshServerTree(s);
+    this.onStateChange();
+  }
+
+  // ---- applications and data sources ----
+
+  appIntendedState(app: string): string {
+    return this.state.applications?.[app] ?? 'STATE_ACTIVE';
+  }
+
+  setAppState(app: string, state: string): void {
+    (this.state.applications ??= {})[app] = state;
+    const deployment = this.topology.appDeployments().find((a) => a.name === app);
+    if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
+    this.onStateChange();
+  }
+
+  dataSourceState(server: string, partition: string, ds: string): string {
+    return this.state.dataSources?.[`${server}/${partition}/${ds}`] ?? 'Running';
+  }
+
+  setDataSourceState(server: string, partition: string, ds: string, state: string): void {
+    (this.state.dataSources ??= {})[`${server}/${partition}/${ds}`] = state;
+    this.onStateChange();
+  }
+
+  // ---- live values ----
+
+  /** Values read at request time from the state, for the runtime trees. */
+  live(server: string | null): LiveValues {
+    return (node: BeanNode) => {
+      const id = node.identity;
+      switch (node.type.short) {
+        case 'ServerLifeCycleRuntime':
+          return { state: this.serverState(id[1]!) };
+        case 'ServerRuntime':
+          if (server === null || node.key !== '') return undefined;
+          return { state: this.serverState(server), stateVal: SERVER_STATE_VAL[this.serverState(server)] ?? 9 };
+        case 'PartitionLifeCycleRuntime':
+          return { ...this.partitionState(id[1]!) };
+        case 'ResourceGroupLifeCycleRuntime':
+          return { state: this.resourceGroupState(id[0] === 'domainPartitionRuntimes' ? id[1]! : '', id[id.length - 1]!) };
+        case 'PartitionRuntime':
+          return server === null ? undefined : { ...partitionWire(this.partitionOn(id[1]!, server)) };
+        case 'JDBCDataSourceRuntime': {
+          if (server === null) return undefined;
+          const partition = id[0] === 'partitionRuntimes' ? id[1]! : '';
+          return { state: this.dataSourceState(server, partition, id[id.length - 1]!), enabled: this.dataSourceState(server, partition, id[id.length - 1]!) !== 'Shutdown' };
+        }
+        case 'ConnectorConnectionPoolRuntime':
+          return server === null ? undefined : this.pools.live(server, String(node.record?.values.poolName ?? ''));
+        default:
+          return undefined;
+      }
+    };
+  }
+
+  // ---- building ----
 
   /** Rebuilds every runtime tree from the configuration and the durable state. */
   rebuild(topology: Topology): void {
@@ -108,15 +290,59 @@ export class RuntimeEngine {
     }
   }
 
-  /** Flags the running servers among `servers` as needing a restart. */
-  markRestartRequired(servers: string[]): void {
-    const flags = (this.state.restartRequired ??= {});
-    for (const s of servers) {
-      if (!REACHABLE.has(this.serverState(s))) continue;
-      flags[s] = true;
-      const root = this.serverTrees.get(s)?.bean('');
-      if (root) root.values.restartRequired = true;
+  /**
+   * Follows an activation. Most changes concern one server or nothing the runtime shows, and cost
+   * only that; changes to the topology (clusters, targets, partitions, deployments) rebuild all.
+   */
+  applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
+    const servers = new Set<string>();
+    for (const c of changes) {
+      const effect = runtimeEffect(c);
+      if (effect === 'all') return this.rebuild(topology);
+      if (effect) servers.add(effect);
     }
+    this.topology = topology;
+    for (const name of servers) this.refreshServer(name);
+  }
+
+  /** Rewrites the edit session configurations of the domain and of every partition. */
+  refreshEditSessions(): void {
+    const b = new TreeBuilder(this.catalog, this.domainTree);
+    const root = this.domainRoot();
+    this.putEditSessions(b, root, null);
+    for (const p of this.topology.partitions()) {
+      const dpr = b.refOf(root, 'domainPartitionRuntimes', p.name);
+      if (dpr) this.putEditSessions(b, dpr, p.name);
+    }
+  }
+
+  private domainRoot(): BeanRef {
+    return { key: '', type: this.catalog.type(`${R}DomainRuntimeMBean`), identity: [] };
+  }
+
+  /** Brings one server's lifecycle runtime and runtime tree in line with its configuration. */
+  private refreshServer(name: string): void {
+    const server = this.topology.servers().find((s) => s.name === name);
+    const b = new TreeBuilder(this.catalog, this.domainTree);
+    const root = this.domainRoot();
+    if (!server) {
+      delete this.state.servers[name];
+      const ref = b.refOf(root, 'serverLifeCycleRuntimes', name);
+      if (ref) this.domainTree.remove(ref.key);
+      this.serverTrees.delete(name);
+      this.activationTimes.delete(name);
+      return;
+    }
+    this.state.servers[name] ??= 'SHUTDOWN';
+    this.lifeCycleRuntime(b, root, name);
+    this.refreshServerTree(name);
+  }
+
+  /** Rebuilds a running server's tree (beans appeared or disappeared on it). */
+  refreshServerTree(name: string): void {
+    if (!this.serverTrees.has(name)) return;
+    const server = this.topology.servers().find((s) => s.name === name);
+    if (server) this.serverTrees.set(name, this.buildServerTree(server));
   }
 
   private buildDomainTree(): BeanTree {
@@ -135,19 +361,9 @@ export class RuntimeEngine {
     }
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: apps.map((a) => a.name) });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
+    for (const rg of t.items([], 'resourceGroups')) b.item(root, 'resourceGroupLifeCycleRuntimes', rg.name, {});
     this.putEditSessions(b, root, null);
     return b.tree;
-  }
-
-  /** Rewrites the edit session configurations of the domain and of every partition. */
-  refreshEditSessions(): void {
-    const b = new TreeBuilder(this.catalog, this.domainTree);
-    const root: BeanRef = { key: '', type: this.catalog.type(`${R}DomainRuntimeMBean`), identity: [] };
-    this.putEditSessions(b, root, null);
-    for (const p of this.topology.partitions()) {
-      const dpr = b.refOf(root, 'domainPartitionRuntimes', p.name);
-      if (dpr) this.putEditSessions(b, dpr, p.name);
-    }
   }
 
   private putEditSessions(b: TreeBuilder, owner: BeanRef, partition: string | null): void {
@@ -168,63 +384,18 @@ export class RuntimeEngine {
 
   private lifeCycleRuntime(b: TreeBuilder, root: BeanRef, server: string): void {
     b.item(root, 'serverLifeCycleRuntimes', server, {
-      state: this.serverState(server),
       nodeManagerRestartCount: 0,
       middlewareHome: '/opt/appserver',
       appserverHome: '/opt/appserver/server',
     });
   }
 
-  /**
-   * Follows an activation. Most changes concern one server or nothing the runtime shows, and cost
-   * only that; changes to the topology (clusters, targets, partitions, deployments) rebuild all.
-   */
-  applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
-    const servers = new Set<string>();
-    for (const c of changes) {
-      const effect = runtimeEffect(c);
-      if (effect === 'all') return this.rebuild(topology);
-      if (effect) servers.add(effect);
-    }
-    this.topology = topology;
-    for (const name of servers) this.refreshServer(name);
-  }
-
-  /** Brings one server's lifecycle runtime and runtime tree in line with its configuration. */
-  private refreshServer(name: string): void {
-    const server = this.topology.servers().find((s) => s.name === name);
-    const lifecycles = 'serverLifeCycleRuntimes';
-    const b = new TreeBuilder(this.catalog, this.domainTree);
-    const root: BeanRef = { key: '', type: this.catalog.type(`${R}DomainRuntimeMBean`), identity: [] };
-    if (!server) {
-      delete this.state.servers[name];
-      const ref = b.refOf(root, lifecycles, name);
-      if (ref) this.domainTree.remove(ref.key);
-      this.serverTrees.delete(name);
-      this.activationTimes.delete(name);
-      return;
-    }
-    this.state.servers[name] ??= 'SHUTDOWN';
-    this.lifeCycleRuntime(b, root, name);
-    if (this.serverTrees.has(name)) this.serverTrees.set(name, this.buildServerTree(server));
-  }
-
   private domainPartition(b: TreeBuilder, root: BeanRef, p: NamedBean): void {
     const dpr = b.item(root, 'domainPartitionRuntimes', p.name, { partitionID: p.values.partitionID ?? null });
-    const desired = this.state.partitions[p.name] ?? HALTED;
-    const plc = b.singleton(dpr, 'partitionLifeCycleRuntime', { name: p.name, state: desired.state, subState: desired.subState });
-    for (const rg of this.topology.resourceGroups(p)) {
-      b.item(plc, 'resourceGroupLifeCycleRuntimes', rg.name, { state: this.resourceGroupState(p.name, rg.name) });
-    }
+    const plc = b.singleton(dpr, 'partitionLifeCycleRuntime', { name: p.name });
+    for (const rg of this.topology.resourceGroups(p)) b.item(plc, 'resourceGroupLifeCycleRuntimes', rg.name, {});
     b.singleton(dpr, 'appRuntimeStateRuntime', { applicationIds: [] });
     this.putEditSessions(b, dpr, p.name);
-  }
-
-  resourceGroupState(partition: string, rg: string): string {
-    const explicit = this.state.resourceGroups[`${partition}/${rg}`];
-    if (explicit) return explicit;
-    const p = this.state.partitions[partition];
-    return p?.state === 'RUNNING' || p?.state === 'ADMIN' ? p.state : 'SHUTDOWN';
   }
 
   private buildServerTree(server: NamedBean): BeanTree {
@@ -234,11 +405,8 @@ export class RuntimeEngine {
     const adminServer = t.servers().find((s) => s.name === t.adminServerName);
     const host = String(server.values.listenAddress || 'localhost');
     const port = Number(server.values.listenPort ?? 7001);
-    const state = this.serverState(server.name);
     const root = b.root(`${R}ServerRuntimeMBean`, {
       name: server.name,
-      state,
-      stateVal: SERVER_STATE_VAL[state] ?? 9,
       activationTime: this.activationTimes.get(server.name) ?? this.now(),
       adminServer: admin,
       adminServerHost: String(adminServer?.values.listenAddress || 'localhost'),
@@ -259,14 +427,14 @@ export class RuntimeEngine {
       restartRequired: this.state.restartRequired?.[server.name] === true,
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
-    b.item(root, 'serverChannelRuntimes', 'Default[http]', {
-      channelName: 'Default[http]',
-      publicURL: `http://${host}:${port}`,
-    });
+    b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${port}` });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
+    const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     for (const app of t.appDeployments()) {
       if (!t.serversOfTargets(app.values.targets).includes(server.name)) continue;
-      this.applicationRuntime(b, root, server.name, app);
+      const intended = this.appIntendedState(app.name);
+      if (intended !== 'STATE_ACTIVE' && intended !== 'STATE_ADMIN') continue;
+      this.applicationRuntime(b, root, connectors, server.name, app);
     }
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
     for (const ds of t.items([], 'JDBCSystemResources')) {
@@ -276,7 +444,7 @@ export class RuntimeEngine {
     return b.tree;
   }
 
-  private applicationRuntime(b: TreeBuilder, parent: BeanRef, server: string, app: NamedBean): void {
+  private applicationRuntime(b: TreeBuilder, parent: BeanRef, connectors: BeanRef, server: string, app: NamedBean): void {
     const rt = b.item(parent, 'applicationRuntimes', app.name, {
       applicationName: app.name,
       applicationVersion: null,
@@ -285,26 +453,53 @@ export class RuntimeEngine {
       healthState: OK_HEALTH(null),
       overallHealthState: OK_HEALTH(null),
     });
-    b.item(
-      rt,
-      'componentRuntimes',
-      `${server}_/${app.name}`,
-      {
-        moduleId: app.name,
-        componentName: app.name,
-        applicationIdentifier: app.name,
-        contextRoot: `/${app.name}`,
-        status: 'DEPLOYED',
-        deploymentState: 2,
-      },
-      `${R}WebAppComponentRuntimeMBean`,
-    );
+    const module = moduleTypeOf(app);
+    const admin = this.appIntendedState(app.name) === 'STATE_ADMIN';
+    const common = { moduleId: app.name, componentName: app.name, deploymentState: admin ? 5 : 2 };
+    if (module !== 'rar') {
+      b.item(rt, 'componentRuntimes', `${server}_/${app.name}`, { ...common, applicationIdentifier: app.name, contextRoot: `/${app.name}`, status: 'DEPLOYED' }, `${R}WebAppComponentRuntimeMBean`);
+      return;
+    }
+    // A resource adapter: its component runtime, listed by the connector service too, with its pool.
+    const jndi = `eis/${app.name}`;
+    const values = {
+      ...common,
+      jndiName: jndi,
+      state: 'Activated',
+      EISType: 'Demo EIS',
+      specVersion: '1.7',
+      vendorName: 'appserver-admin',
+      version: '1.0',
+      versioned: false,
+      activeVersion: true,
+      connectionPoolCount: 1,
+      inboundConnectionsCount: 0,
+      healthState: OK_HEALTH('connector'),
+    };
+    const type = `${R}ConnectorComponentRuntimeMBean`;
+    const component = b.item(rt, 'componentRuntimes', app.name, values, type);
+    this.pools.ensure(server, jndi);
+    for (const owner of [component, b.item(connectors, 'RAs', app.name, values, type), b.item(connectors, 'activeRAs', app.name, values, type)]) {
+      b.item(owner, 'connectionPools', jndi, {
+        poolName: jndi,
+        key: jndi,
+        connectionFactoryName: jndi,
+        connectorEisType: 'Demo EIS',
+        managedConnectionFactoryClassName: 'appserver.demo.DemoManagedConnectionFactory',
+        MCFClassName: 'appserver.demo.DemoManagedConnectionFactory',
+        transactionSupport: 'NoTransaction',
+        runtimeTransactionSupport: 'NoTransaction',
+        testable: true,
+        shrinkingEnabled: true,
+        shrinkPeriodMinutes: 15,
+        loggingEnabled: false,
+        healthState: OK_HEALTH('connector'),
+      });
+    }
   }
 
   private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean): void {
     b.item(parent, 'JDBCDataSourceRuntimeMBeans', ds.name, {
-      state: 'Running',
-      enabled: true,
       deploymentState: 2,
       moduleId: ds.name,
       currCapacity: 1,
@@ -317,13 +512,10 @@ export class RuntimeEngine {
     });
   }
 
-  /** A partition has a runtime on a server when it is targeted there and is not shut down. */
+  /** A partition has a runtime on a server when it is targeted there and active on it. */
   private partitionRuntime(b: TreeBuilder, root: BeanRef, server: string, p: NamedBean): void {
-    const desired = this.state.partitions[p.name] ?? HALTED;
-    if (desired.state === 'SHUTDOWN' || !this.topology.partitionServers(p).includes(server)) return;
+    if (!partitionActive(this.partitionOn(p.name, server)) || !this.topology.partitionServers(p).includes(server)) return;
     const pr = b.item(root, 'partitionRuntimes', p.name, {
-      state: desired.state,
-      subState: desired.subState,
       partitionID: p.values.partitionID ?? null,
       serverName: server,
       overallHealthState: OK_HEALTH(null),

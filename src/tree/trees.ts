@@ -7,6 +7,7 @@ import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
+import { WithTasks } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from './resolve.js';
 
 export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
@@ -22,6 +23,8 @@ export interface Scope {
 
 export class Trees {
   private readonly adminLive;
+  /** The domain runtime tree with its tasks. */
+  private readonly domainSource: TreeSource;
 
   constructor(
     private readonly catalog: Catalog,
@@ -29,6 +32,7 @@ export class Trees {
     stats: RequestStats,
   ) {
     this.adminLive = adminServerLive(stats);
+    this.domainSource = new WithTasks(domain.tasks, () => domain.runtime.domainTree);
   }
 
   root(name: TreeName, scope: Scope): TreeRoot {
@@ -72,15 +76,16 @@ export class Trees {
     };
     const partition = scope.partition;
     const config = this.domain.configService;
+    const states = runtime.live(null);
     const live: LiveValues = (node) => {
       if (node.key === '' && partition) return { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] };
-      if (node.type.short !== 'EditSessionConfigurationRuntime') return undefined;
+      if (node.type.short !== 'EditSessionConfigurationRuntime') return states(node);
       const s = config.allSessions().find((x) => x.info.name === node.record?.values.name);
       return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
     };
     return {
       name: 'domainRuntime',
-      source: runtime.domainTree,
+      source: this.domainSource,
       type: this.catalog.type('appserver.management.runtime.DomainRuntimeMBean'),
       base: ['domainRuntime'],
       mounts: new Map([['serverRuntimes', servers]]),
@@ -94,14 +99,16 @@ export class Trees {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
     const admin = server === this.domain.topology().adminServerName;
+    const states = this.domain.runtime.live(server);
+    const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
       source: tree,
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
       editable: false,
+      live,
       ...(filter ? { filter } : {}),
-      ...(admin ? { live: this.adminLive } : {}),
     };
   }
 }
@@ -128,6 +135,10 @@ class WithActivations implements TreeSource {
     if (collectionKey !== ACTIVATIONS) return this.inner.itemNames(collectionKey);
     return this.config.records.map((r) => String(r.id));
   }
+}
+
+function merge(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return a && b ? { ...a, ...b } : (a ?? b);
 }
 
 function scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {

@@ -1,0 +1,234 @@
+// Lifecycle operations of servers, partitions and resource groups: each checks that its transition
+// is legal, moves the state at once to the transitional state, and completes on the scheduler's
+// clock, returning a task that can be polled.
+import { badRequest } from '../http/errors.js';
+import { childKey, itemKey, keyOfIdentity } from '../tree/records.js';
+import type { RuntimeEngine } from './engine.js';
+import type { Scheduler } from './scheduler.js';
+import type { ServerState } from './state.js';
+import type { Task, TaskEngine } from './tasks.js';
+
+const R = 'appserver.management.runtime.';
+const SERVER_TASK = `${R}ServerLifeCycleTaskRuntimeMBean`;
+const PARTITION_TASK = `${R}PartitionLifeCycleTaskRuntimeMBean`;
+const RG_TASK = `${R}ResourceGroupLifeCycleTaskRuntimeMBean`;
+
+/** How long each kind of step takes on the scheduler's clock (ms). */
+export interface LifecycleTimings {
+  serverStart: number;
+  serverShutdown: number;
+  serverSuspend: number;
+  partition: number;
+  resourceGroup: number;
+}
+
+export const DEFAULT_TIMINGS: LifecycleTimings = {
+  serverStart: 2000,
+  serverShutdown: 1000,
+  serverSuspend: 300,
+  partition: 500,
+  resourceGroup: 300,
+};
+
+interface Transition {
+  from: readonly string[];
+  via: string;
+  to: string;
+  /** `operation` field of the task. */
+  operation: string;
+  describe: (subject: string) => string;
+  timing: keyof LifecycleTimings;
+  /** States in which the operation has nothing to do and completes at once. */
+  already?: readonly string[];
+}
+
+const SERVER: Record<string, Transition> = {
+  start: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'RUNNING', operation: 'start', describe: (s) => `Starting ${s} server ...`, timing: 'serverStart', already: ['RUNNING'] },
+  startInAdmin: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'ADMIN', operation: 'startInAdmin', describe: (s) => `Starting ${s} server in admin mode ...`, timing: 'serverStart', already: ['ADMIN'] },
+  startInStandby: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'STANDBY', operation: 'startInStandby', describe: (s) => `Starting ${s} server in standby mode ...`, timing: 'serverStart', already: ['STANDBY'] },
+  resume: { from: ['ADMIN', 'STANDBY'], via: 'RESUMING', to: 'RUNNING', operation: 'resume', describe: (s) => `Resuming ${s} server ...`, timing: 'serverSuspend', already: ['RUNNING'] },
+  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'suspendWithTimeout', describe: (s) => `suspending ${s} server ...`, timing: 'serverSuspend', already: ['ADMIN'] },
+  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'forceSuspend', describe: (s) => `Forcefully suspending ${s} server ...`, timing: 'serverSuspend', already: ['ADMIN'] },
+  shutdown: { from: ['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING'], via: 'SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'shutdown', describe: (s) => `Shutting down ${s} server ...`, timing: 'serverShutdown' },
+  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'STARTING', 'SHUTTING_DOWN', 'FORCE_SUSPENDING', 'FAILED'], via: 'FORCE_SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'forceShutdown', describe: (s) => `Forcefully shutting down ${s} server ...`, timing: 'serverShutdown' },
+};
+
+const SHUT = ['HALTED', 'BOOTED'];
+const PARTITION: Record<string, Transition> = {
+  start: { from: SHUT, via: 'STARTING', to: 'RUNNING', operation: 'START', describe: (p) => `Starting ${p}`, timing: 'partition', already: ['RUNNING'] },
+  startInAdmin: { from: SHUT, via: 'STARTING_IN_ADMIN', to: 'ADMIN', operation: 'ADMIN', describe: (p) => `Starting ${p} in admin mode`, timing: 'partition', already: ['ADMIN'] },
+  boot: { from: ['HALTED'], via: 'BOOTING', to: 'BOOTED', operation: 'BOOT', describe: (p) => `Booting ${p}`, timing: 'partition', already: ['BOOTED'] },
+  halt: { from: ['RUNNING', 'ADMIN', 'BOOTED'], via: 'HALTING', to: 'HALTED', operation: 'HALT', describe: (p) => `Halting ${p}`, timing: 'partition', already: ['HALTED'] },
+  shutdown: { from: ['RUNNING', 'ADMIN'], via: 'SHUTTING_DOWN', to: 'BOOTED', operation: 'SHUTDOWN', describe: (p) => `Shutting down ${p}`, timing: 'partition', already: SHUT },
+  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STARTING', 'STARTING_IN_ADMIN', 'SUSPENDING', 'RESUMING'], via: 'FORCE_SHUTTING_DOWN', to: 'BOOTED', operation: 'FORCE_SHUTDOWN', describe: (p) => `Force Shutting down ${p}`, timing: 'partition', already: SHUT },
+  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'SUSPEND', describe: (p) => `Suspending ${p}`, timing: 'partition', already: ['ADMIN'] },
+  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'FORCE_SUSPEND', describe: (p) => `Force Suspending ${p}`, timing: 'partition', already: ['ADMIN'] },
+  resume: { from: ['ADMIN'], via: 'RESUMING', to: 'RUNNING', operation: 'RESUME', describe: (p) => `Resuming ${p}`, timing: 'partition', already: ['RUNNING'] },
+};
+
+const RG: Record<string, Transition> = {
+  start: { from: ['SHUTDOWN'], via: 'STARTING', to: 'RUNNING', operation: 'START', describe: (g) => `Starting ${g}`, timing: 'resourceGroup', already: ['RUNNING'] },
+  startInAdmin: { from: ['SHUTDOWN'], via: 'STARTING_IN_ADMIN', to: 'ADMIN', operation: 'ADMIN', describe: (g) => `Starting ${g} in admin mode`, timing: 'resourceGroup', already: ['ADMIN'] },
+  shutdown: { from: ['RUNNING', 'ADMIN'], via: 'SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'SHUTDOWN', describe: (g) => `Shutting down ${g}`, timing: 'resourceGroup', already: ['SHUTDOWN'] },
+  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STARTING', 'SUSPENDING', 'RESUMING'], via: 'FORCE_SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'FORCE_SHUTDOWN', describe: (g) => `Force Shutting down ${g}`, timing: 'resourceGroup', already: ['SHUTDOWN'] },
+  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'SUSPEND', describe: (g) => `Suspending ${g}`, timing: 'resourceGroup', already: ['ADMIN'] },
+  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'FORCE_SUSPEND', describe: (g) => `Force Suspending ${g}`, timing: 'resourceGroup', already: ['ADMIN'] },
+  resume: { from: ['ADMIN'], via: 'RESUMING', to: 'RUNNING', operation: 'RESUME', describe: (g) => `Resuming ${g}`, timing: 'resourceGroup', already: ['RUNNING'] },
+};
+
+export const SERVER_OPERATIONS = Object.keys(SERVER);
+export const PARTITION_OPERATIONS = Object.keys(PARTITION);
+export const RESOURCE_GROUP_OPERATIONS = Object.keys(RG);
+
+function illegal(what: string, state: string, op: string, t: Transition): Error {
+  return badRequest(`${what} is ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`);
+}
+
+export class Lifecycles {
+  constructor(
+    private readonly engine: RuntimeEngine,
+    private readonly tasks: TaskEngine,
+    private readonly scheduler: Scheduler,
+    readonly timings: LifecycleTimings,
+  ) {}
+
+  // ---- servers ----
+
+  server(name: string, op: string): Task {
+    const t = SERVER[op];
+    if (!t) throw badRequest(`'${op}' is not a server lifecycle operation.`);
+    if (!this.engine.hasServer(name)) throw badRequest(`There is no server '${name}'.`);
+    const state = this.engine.serverState(name);
+    if (name === this.engine.adminServerName && (op === 'shutdown' || op === 'forceShutdown')) {
+      throw badRequest(`The administration server '${name}' is this process and cannot shut itself down over REST; stop the process instead. Nothing was changed.`);
+    }
+    if ((op === 'shutdown' || op === 'forceShutdown') && state === 'SHUTDOWN') {
+      throw badRequest(`Can not get to the relevant ServerRuntimeMBean for server ${name}. Server is in SHUTDOWN state and cannot be reached.`);
+    }
+    const owner = { key: itemKey('serverLifeCycleRuntimes', name), identity: ['serverLifeCycleRuntimes', name] };
+    if (t.already?.includes(state)) {
+      const task = this.tasks.create(owner, SERVER_TASK, t.operation, { serverName: name, description: t.describe(name) });
+      task.finish();
+      return task;
+    }
+    if (!t.from.includes(state)) throw illegal(`Server '${name}'`, state, op, t);
+    const task = this.tasks.create(owner, SERVER_TASK, t.operation, { serverName: name, description: t.describe(name) });
+    this.engine.setServerState(name, t.via as ServerState);
+    this.scheduler.after(this.timings[t.timing], () => {
+      // A forced operation may have overtaken this one: only the transition still in progress ends.
+      if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
+      task.finish();
+    });
+    return task;
+  }
+
+  // ---- partitions ----
+
+  /** Targeted servers of a partition, narrowed by `targetNames`/`targets` when given. */
+  partitionServers(partition: string, only?: string[]): string[] {
+    const all = this.engine.partitionTargets(partition);
+    if (!only) return all;
+    const unknown = only.filter((s) => !all.includes(s));
+    if (unknown.length > 0) throw badRequest(`Partition '${partition}' is not targeted to ${unknown.join(', ')}; its servers are ${all.join(', ') || 'none'}.`);
+    return only;
+  }
+
+  partition(name: string, op: string, only?: string[], initialState?: string): Task {
+    let key = op;
+    if (op === 'start' && initialState !== undefined && initialState !== null) {
+      if (initialState !== 'RUNNING' && initialState !== 'ADMIN') throw badRequest('Partition can only be started in "ADMIN" or "RUNNING" mode.', 'initialState');
+      if (initialState === 'ADMIN') key = 'startInAdmin';
+    }
+    const t = PARTITION[key];
+    if (!t) throw badRequest(`'${op}' is not a partition lifecycle operation.`);
+    if (!this.engine.partition(name)) throw badRequest(`There is no partition '${name}'.`);
+    const servers = this.partitionServers(name, only);
+    const running = servers.filter((s) => this.engine.serverTrees.has(s));
+    const all = only === undefined || servers.length === this.engine.partitionTargets(name).length;
+    // The check covers every running target, or the desired state when none runs.
+    const states = running.length > 0 ? running.map((s) => [s, this.engine.partitionOn(name, s)] as const) : [['(no running server)', this.engine.desiredPartition(name)] as const];
+    for (const [server, state] of states) {
+      if (!t.from.includes(state) && !t.already?.includes(state)) throw illegal(`Partition '${name}' on ${server}`, state, op, t);
+    }
+    const owner = this.partitionOwner(name);
+    const task = this.tasks.create(owner, PARTITION_TASK, t.operation, { partitionName: name, serverName: '', description: t.describe(name) });
+    const moving = running.filter((s) => !t.already?.includes(this.engine.partitionOn(name, s)));
+    const subs = running.map((s) => this.tasks.create(owner, PARTITION_TASK, t.operation, { partitionName: name, serverName: s, description: t.describe(name) }, task));
+    for (const sub of subs) if (!moving.includes(String(sub.values.serverName))) sub.finish();
+    if (moving.length > 0) this.engine.setPartition(name, moving, t.via, false);
+    const finish = () => {
+      this.engine.setPartition(name, moving, t.to, all);
+      for (const sub of subs) sub.finish();
+      if (subs.length === 0) task.finish();
+      else this.tasks.finishWithSubTasks(task);
+    };
+    if (moving.length === 0 && running.length > 0) {
+      if (all) this.engine.setPartition(name, [], t.to, true);
+      this.tasks.finishWithSubTasks(task);
+    } else this.scheduler.after(this.timings[t.timing], finish);
+    return task;
+  }
+
+  /** Halts the partition on one server, then brings it back to the state it had there. */
+  forceRestart(name: string, server: string, waitMs: number): Task {
+    const before = this.engine.partitionOn(name, server);
+    if (!this.engine.partitionTargets(name).includes(server)) throw badRequest(`Partition '${name}' is not targeted to ${server}.`);
+    const owner = this.partitionOwner(name);
+    const task = this.tasks.create(owner, PARTITION_TASK, 'FORCE_RESTART', { partitionName: name, serverName: server, description: `Force restarting ${name}` });
+    this.engine.setPartition(name, [server], 'FORCE_RESTARTING', false);
+    this.scheduler.after(this.timings.partition, () => {
+      this.engine.setPartition(name, [server], 'HALTED', false);
+      this.scheduler.after(Math.max(0, waitMs), () => {
+        this.engine.setPartition(name, [server], before, false);
+        task.finish();
+      });
+    });
+    return task;
+  }
+
+  private partitionOwner(name: string) {
+    return {
+      key: childKey(itemKey('domainPartitionRuntimes', name), 'partitionLifeCycleRuntime'),
+      identity: ['domainPartitionRuntimes', name, 'partitionLifeCycleRuntime'],
+    };
+  }
+
+  // ---- resource groups ----
+
+  resourceGroup(partition: string, rg: string, op: string): Task {
+    const t = RG[op];
+    if (!t) throw badRequest(`'${op}' is not a resource group lifecycle operation.`);
+    const topology = this.engine.currentTopology;
+    const p = partition === '' ? undefined : this.engine.partition(partition);
+    const groups = p ? topology.resourceGroups(p) : partition === '' ? topology.items([], 'resourceGroups') : [];
+    if (!groups.some((g) => g.name === rg)) {
+      throw badRequest(partition === '' ? `There is no domain-level resource group '${rg}'.` : `There is no resource group '${rg}' in partition '${partition}'.`);
+    }
+    const partitionState = p ? this.engine.partitionState(partition) : { state: 'RUNNING', subState: null };
+    if (op.startsWith('start') || op === 'resume') {
+      const ps = partitionState.state === 'SHUTDOWN' ? `SHUTDOWN/${partitionState.subState}` : partitionState.state;
+      if (partitionState.state !== 'RUNNING' && partitionState.state !== 'ADMIN') {
+        throw badRequest(`Resource group '${rg}' cannot ${op} while its partition '${partition}' is ${ps}; start the partition first. Nothing was changed.`);
+      }
+    }
+    const state = this.engine.resourceGroupState(partition, rg);
+    const ownerIdentity = p
+      ? ['domainPartitionRuntimes', partition, 'partitionLifeCycleRuntime', 'resourceGroupLifeCycleRuntimes', rg]
+      : ['resourceGroupLifeCycleRuntimes', rg];
+    const owner = { key: keyOfIdentity(ownerIdentity), identity: ownerIdentity };
+    const fields = { resourceGroupName: rg, serverName: '', description: t.describe(rg) };
+    if (t.already?.includes(state)) {
+      const task = this.tasks.create(owner, RG_TASK, t.operation, fields);
+      task.finish();
+      return task;
+    }
+    if (!t.from.includes(state)) throw illegal(`Resource group '${rg}' of partition '${partition}'`, state, op, t);
+    const task = this.tasks.create(owner, RG_TASK, t.operation, fields);
+    this.engine.setResourceGroup(partition, rg, t.via);
+    this.scheduler.after(this.timings[t.timing], () => {
+      this.engine.setResourceGroup(partition, rg, t.to);
+      task.finish();
+    });
+    return task;
+  }
+}

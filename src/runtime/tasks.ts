@@ -1,0 +1,163 @@
+// Tasks: the runtime beans that lifecycle and deployment operations return. A task lives in the
+// `tasks` collection of the bean that owns it, progresses on the scheduler's clock, and can be
+// polled until it completes. Retention is bounded per owner.
+import { type BeanRecord, type TreeSource, childKey, itemKey } from '../tree/records.js';
+import type { Scheduler } from './scheduler.js';
+
+export type TaskStatus = 'TASK IN PROGRESS' | 'TASK COMPLETED' | 'FAILED';
+
+export interface Task {
+  name: string;
+  type: string;
+  /** Key of the owning bean in its tree; the task's key is `<owner>/tasks/<name>`. */
+  ownerKey: string;
+  key: string;
+  identity: string[];
+  values: Record<string, unknown>;
+  subTasks: Task[];
+  /** Settles when the task (and all its sub-tasks) completed or failed. */
+  done: Promise<void>;
+  finish(error?: string): void;
+}
+
+/** Most tasks kept per owner; the oldest completed ones go first. */
+export const TASKS_PER_OWNER = 100;
+
+export class TaskEngine implements TreeSource {
+  private seq = 0;
+  /** collection key (`<owner>/tasks` or `<task>/subTasks`) -> tasks in creation order */
+  private readonly collections = new Map<string, Task[]>();
+  private readonly byKey = new Map<string, Task>();
+
+  constructor(private readonly scheduler: Scheduler) {}
+
+  /** Creates a running task. `fields` are the type's own fields (operation, serverName, description...). */
+  create(owner: { key: string; identity: readonly string[] }, type: string, operation: string, fields: Record<string, unknown>, parent?: Task): Task {
+    const name = `_${this.seq++}_${operation}`;
+    const collection = parent ? childKey(parent.key, 'subTasks') : childKey(owner.key, 'tasks');
+    const identity = parent ? [...parent.identity, 'subTasks', name] : [...owner.identity, 'tasks', name];
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const now = this.scheduler.now();
+    const task: Task = {
+      name,
+      type,
+      ownerKey: owner.key,
+      key: itemKey(collection, name),
+      identity,
+      values: {
+        name,
+        operation,
+        ...fields,
+        taskStatus: 'TASK IN PROGRESS',
+        progress: 'processing',
+        running: true,
+        completed: false,
+        systemTask: false,
+        taskError: null,
+        parentTask: parent ? parent.identity : null,
+        startTimeAsLong: now,
+        endTimeAsLong: -1,
+        startTime: now,
+        endTime: null,
+        intervalToPoll: 1000,
+      },
+      subTasks: [],
+      done,
+      finish: (error?: string) => {
+        if (task.values.completed) return;
+        const end = this.scheduler.now();
+        Object.assign(task.values, {
+          taskStatus: error ? 'FAILED' : 'TASK COMPLETED',
+          progress: error ? 'failed' : 'success',
+          running: false,
+          completed: true,
+          taskError: error ? { message: error, cause: null } : null,
+          endTimeAsLong: end,
+          endTime: end,
+        });
+        settle();
+      },
+    };
+    const list = this.collections.get(collection) ?? [];
+    list.push(task);
+    this.collections.set(collection, list);
+    this.byKey.set(task.key, task);
+    if (parent) parent.subTasks.push(task);
+    else this.trim(collection);
+    return task;
+  }
+
+  /** Completes a parent when all its sub-tasks have: failed if any failed. */
+  finishWithSubTasks(parent: Task): void {
+    const failed = parent.subTasks.filter((t) => t.values.taskStatus === 'FAILED');
+    if (parent.subTasks.some((t) => !t.values.completed)) return;
+    parent.finish(failed.length > 0 ? `Lifecycle operation failed for sub tasks: ${failed.map((t) => t.values.serverName ?? t.name).join(', ')}` : undefined);
+  }
+
+  /** Removes the completed tasks of an owner (all of them, or those that ended before `before`). */
+  purge(ownerKey: string, before = Number.POSITIVE_INFINITY): void {
+    const collection = childKey(ownerKey, 'tasks');
+    const list = this.collections.get(collection);
+    if (!list) return;
+    const keep = list.filter((t) => !t.values.completed || (t.values.endTimeAsLong as number) >= before);
+    for (const t of list) if (!keep.includes(t)) this.drop(t);
+    this.collections.set(collection, keep);
+  }
+
+  /** Forgets every task of an owner (the bean is gone). */
+  forget(ownerKey: string): void {
+    const collection = childKey(ownerKey, 'tasks');
+    for (const t of this.collections.get(collection) ?? []) this.drop(t);
+    this.collections.delete(collection);
+  }
+
+  task(key: string): Task | undefined {
+    return this.byKey.get(key);
+  }
+
+  bean(key: string): BeanRecord | undefined {
+    const t = this.byKey.get(key);
+    return t ? { type: t.type, values: t.values } : undefined;
+  }
+
+  itemNames(collectionKey: string): readonly string[] {
+    return (this.collections.get(collectionKey) ?? []).map((t) => t.name);
+  }
+
+  owns(collectionKey: string): boolean {
+    return collectionKey.endsWith('/tasks') || collectionKey.endsWith('/subTasks');
+  }
+
+  private trim(collection: string): void {
+    const list = this.collections.get(collection)!;
+    while (list.length > TASKS_PER_OWNER) {
+      const i = list.findIndex((t) => t.values.completed);
+      if (i < 0) break;
+      this.drop(list[i]!);
+      list.splice(i, 1);
+    }
+  }
+
+  private drop(t: Task): void {
+    this.byKey.delete(t.key);
+    for (const sub of t.subTasks) this.drop(sub);
+    this.collections.delete(childKey(t.key, 'subTasks'));
+  }
+}
+
+/** A runtime tree with the task layer over it. */
+export class WithTasks implements TreeSource {
+  constructor(
+    private readonly tasks: TaskEngine,
+    private readonly inner: () => TreeSource,
+  ) {}
+
+  bean(key: string): BeanRecord | undefined {
+    return this.tasks.bean(key) ?? this.inner().bean(key);
+  }
+
+  itemNames(collectionKey: string): readonly string[] {
+    return this.tasks.owns(collectionKey) ? this.tasks.itemNames(collectionKey) : this.inner().itemNames(collectionKey);
+  }
+}
