@@ -2,7 +2,7 @@
 // when the task is done or 202 with the task's `Location` while it runs. The body is the task
 // entity with a single `job` link, as the real product answers.
 import { badRequest, notFound } from '../http/errors.js';
-import type { Renderer } from '../render/entity.js';
+import type { RenderContext, Renderer } from '../render/entity.js';
 import type { Task } from '../runtime/tasks.js';
 import type { Resolver, TreeRoot } from '../tree/resolve.js';
 import type { ActionCall, ActionResult } from './invoke.js';
@@ -22,7 +22,8 @@ export function waitSeconds(prefer: string | undefined): number {
   return DEFAULT_WAIT_SECONDS;
 }
 
-async function settled(task: Task, seconds: number): Promise<boolean> {
+/** Waits up to `seconds` (real time) for a task; true when it completed. */
+export async function settled(task: Task, seconds: number): Promise<boolean> {
   if (task.values.completed) return true;
   if (seconds <= 0) return false;
   let timer: NodeJS.Timeout | undefined;
@@ -41,12 +42,16 @@ export class TaskReplies {
   ) {}
 
   /** The task entity as the job resource shows it. */
-  body(task: Task, root: TreeRoot, call: ActionCall): Record<string, unknown> {
-    const target = this.resolver.resolve(root, task.identity, call.ctx.version);
+  render(task: Task, root: TreeRoot, ctx: RenderContext): Record<string, unknown> {
+    const target = this.resolver.resolve(root, task.identity, ctx.version);
     if (target.kind !== 'bean') throw notFound(task.name);
-    const href = call.ctx.urls.href([...root.base, ...task.identity]);
-    const { links: _links, ...fields } = this.renderer.bean(target.node, { ...call.ctx, shape: {} });
+    const href = ctx.urls.href([...root.base, ...task.identity]);
+    const { links: _links, ...fields } = this.renderer.bean(target.node, { ...ctx, shape: {} });
     return { links: [{ rel: 'job', href }], ...fields };
+  }
+
+  private body(task: Task, root: TreeRoot, call: ActionCall): Record<string, unknown> {
+    return this.render(task, root, call.ctx);
   }
 
   /**

@@ -1,4 +1,5 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
+import { join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
@@ -39,7 +40,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
-  const app = await buildApp({ catalog, domain: opened.domain, stats }, { logger: level === 'silent' ? false : { level } });
+  const uploadDir = join(opts.dataDir, 'applications');
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level } });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);

@@ -31,6 +31,9 @@ export interface ActivationResult {
 /** Called after each activation, once the new configuration is in place. */
 export type ActivationListener = (result: ActivationResult) => void | Promise<void>;
 
+/** What a write needs to know of the bean it writes under or removes. */
+export type Owner = Pick<BeanNode, 'key' | 'identity' | 'record' | 'parentName'>;
+
 interface Touched {
   version: number;
   /** key -> properties changed, or '*' when the bean was created or deleted. */
@@ -38,6 +41,8 @@ interface Touched {
 }
 
 const MAX_REMEMBERED_ACTIVATIONS = 1000;
+/** Collections without creators in the type data whose items deployments make and remove. */
+const DEPLOYABLE = new Set(['appDeployments', 'libraries']);
 /** Activation records served through the API (the store keeps them all). */
 export const LISTED_ACTIVATIONS = 1000;
 
@@ -208,6 +213,24 @@ export class ConfigService {
 
   // ---- writes ----
 
+  /** Whether a write by `user` in the session would run as an implicit session (activated at once). */
+  isImplicit(user: string, sessionName: string): boolean {
+    return this.session(sessionName).info.owner !== user;
+  }
+
+  /** A child property of the domain bean (for writes made by runtime operations). */
+  domainProp(name: string): PropDef {
+    const p = this.catalog.type('appserver.management.configuration.DomainMBean').prop.get(name);
+    if (!p) throw new Error(`the domain has no child ${name}`);
+    return p;
+  }
+
+  /** The domain bean as the owner of top-level collections (for writes made by runtime operations). */
+  domainOwner(sessionName: string): Owner {
+    const record = this.session(sessionName).bean('');
+    return { key: '', identity: [], ...(record ? { record } : {}) };
+  }
+
   /** Runs a write in the session: joins the caller's open session, or runs as an implicit session. */
   private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T): Promise<T> {
     return this.mutex.run(async () => {
@@ -234,7 +257,7 @@ export class ConfigService {
   }
 
   /** Creates an item of a child collection (or an optional singleton); returns the new bean's identity. */
-  async create(user: string, sessionName: string, owner: BeanNode, prop: PropDef, body: Record<string, unknown>): Promise<string[]> {
+  async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>): Promise<string[]> {
     return this.write(user, sessionName, (s) => {
       const type = this.creatableType(prop, body.type);
       const collection = prop.shape === 'collection';
@@ -265,12 +288,12 @@ export class ConfigService {
   }
 
   /** Deletes a collection item or an optional singleton, clearing the references to it. */
-  async delete(user: string, sessionName: string, node: BeanNode, prop: PropDef): Promise<void> {
+  async delete(user: string, sessionName: string, node: Owner, prop: PropDef): Promise<void> {
     return this.write(user, sessionName, (s) => {
       if (prop.shape === 'singleton' && !prop.optional) {
         throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
       }
-      if (prop.shape === 'collection' && prop.creators.length === 0) {
+      if (prop.shape === 'collection' && prop.creators.length === 0 && !DEPLOYABLE.has(prop.name)) {
         throw badRequest(`Items of '${prop.name}' cannot be deleted through this collection.`);
       }
       this.clearReferencesTo(s, node.key);
@@ -357,7 +380,7 @@ export class ConfigService {
       }
       if (change.op === 'create') {
         if (before) write.remove.push(key);
-        const ord = change.collection !== null ? this.config.itemNames(change.collection).length : 0;
+        const ord = change.collection !== null ? this.config.nextOrd(change.collection) + puts.filter(([b]) => b.collection === change.collection).length : 0;
         puts.push([{ key, collection: change.collection, name: change.name, ord, type: change.type, values: change.values }, undefined]);
         summaries.push({ operation: 'create', identity, type: this.shortOf(change.type), properties: this.diff(change.type, {}, change.values) });
         touched.keys.set(key, '*');
@@ -368,7 +391,7 @@ export class ConfigService {
       for (const u of change.unset) delete values[u];
       const place = this.config.placementOf(key);
       const type = before?.type ?? change.type;
-      puts.push([{ key, collection: place?.[0] ?? null, name: place?.[1] ?? null, ord: place ? this.config.itemNames(place[0]).indexOf(place[1]) : 0, type, values }, before]);
+      puts.push([{ key, collection: place?.[0] ?? null, name: place?.[1] ?? null, ord: place?.[2] ?? 0, type, values }, before]);
       const props = [...Object.keys(change.set), ...change.unset];
       summaries.push({ operation: 'modify', identity, type: this.shortOf(type), properties: this.diff(type, before?.values ?? {}, values, props) });
       touched.keys.set(key, new Set(props));
@@ -397,7 +420,7 @@ export class ConfigService {
     for (const [b, before] of puts) {
       this.refs.remove(b.key, before ?? undefined);
       const record = { type: b.type, values: b.values };
-      this.config.putRaw(b.key, record, b.collection, b.name);
+      this.config.putRaw(b.key, record, b.collection, b.name, b.ord);
       this.refs.add(b.key, record);
     }
     this.version = nextVersion;

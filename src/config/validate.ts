@@ -19,6 +19,19 @@ export interface WriteContext {
   lookup: (key: string) => BeanRecord | undefined;
 }
 
+/**
+ * Read-only properties a create may still set: where a deployment comes from is given when it is
+ * made and never changed afterwards.
+ */
+const CREATE_ONLY: Record<string, readonly string[]> = {
+  'appserver.management.configuration.BasicDeploymentMBean': ['sourcePath'],
+  'appserver.management.configuration.AppDeploymentMBean': ['sourcePath', 'planPath', 'planDir', 'installDir', 'stagingMode', 'planStagingMode', 'securityDDModel', 'altDescriptorPath', 'altDescriptorDir', 'versionIdentifier'],
+};
+
+function createOnly(ctx: WriteContext, type: TypeDef, name: string): boolean {
+  return [type.name, ...type.ancestors].some((t) => CREATE_ONLY[t]?.includes(name));
+}
+
 /** Keys a client may echo back from a GET body; they carry no change. */
 const IGNORED = new Set(['links', 'identity']);
 
@@ -80,7 +93,7 @@ export function validateWrite(
       }
       continue;
     }
-    if (!p.writable) {
+    if (!p.writable && !(current === undefined && createOnly(ctx, type, name))) {
       if (current !== undefined && (same(raw, current[name]) || raw === null || (p.encrypted && raw === null))) continue;
       problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });
       continue;

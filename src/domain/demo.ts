@@ -55,10 +55,18 @@ export function demoDomain(catalog: Catalog, opts: DemoOptions): BeanTree {
 
   b.item(domain, 'appDeployments', 'benefits', {
     moduleType: 'war',
+    sourcePath: 'applications/benefits.war',
     targets: refs(ref('clusters', 'cluster1')),
   });
   b.item(domain, 'appDeployments', 'inventory', {
     moduleType: 'ear',
+    sourcePath: 'applications/inventory.ear',
+    targets: refs(ref('servers', opts.adminServerName)),
+  });
+  // A resource adapter whose connection pool the applications use.
+  b.item(domain, 'appDeployments', 'demo-adapter', {
+    moduleType: 'rar',
+    sourcePath: 'applications/demo-adapter.rar',
     targets: refs(ref('servers', opts.adminServerName)),
   });
 

@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/load.js';
 import { type ActivationResult, ConfigService } from '../config/config-service.js';
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
+import { Deployments } from '../runtime/deployments.js';
 import { RuntimeEngine } from '../runtime/engine.js';
 import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
 import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
@@ -44,6 +45,7 @@ const CONFIG_TREE = 'config';
 export class Domain {
   readonly tasks: TaskEngine;
   readonly lifecycles: Lifecycles;
+  readonly deployments: Deployments;
   private stateWrites: Promise<void> = Promise.resolve();
   private stateDirty = false;
 
@@ -58,6 +60,7 @@ export class Domain {
   ) {
     this.tasks = new TaskEngine(scheduler);
     this.lifecycles = new Lifecycles(runtime, this.tasks, scheduler, timings);
+    this.deployments = new Deployments(runtime, this.tasks, scheduler, configService, timings.deployment);
     runtime.onStateChange = () => this.saveState();
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
     configService.onActivation(async (result) => {
@@ -155,14 +158,10 @@ function restartScope(result: ActivationResult, topology: Topology): string[] {
 
 /** A tree as store rows; items remember their collection and position. */
 export function toStored(tree: BeanTree): StoredBean[] {
-  const place = new Map<string, { collection: string; name: string; ord: number }>();
-  for (const [collection, names] of tree.collectionEntries()) {
-    names.forEach((name, ord) => place.set(`${collection}/${encodeURIComponent(name)}`, { collection, name, ord }));
-  }
   const out: StoredBean[] = [];
   for (const [key, record] of tree.entries()) {
-    const p = place.get(key);
-    out.push({ key, collection: p?.collection ?? null, name: p?.name ?? null, ord: p?.ord ?? 0, type: record.type, values: record.values });
+    const p = tree.placementOf(key);
+    out.push({ key, collection: p?.[0] ?? null, name: p?.[1] ?? null, ord: p?.[2] ?? 0, type: record.type, values: record.values });
   }
   return out;
 }
@@ -170,6 +169,6 @@ export function toStored(tree: BeanTree): StoredBean[] {
 export function fromStored(rows: StoredBean[]): BeanTree {
   const tree = new BeanTree();
   const sorted = [...rows].sort((a, b) => a.ord - b.ord);
-  for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name);
+  for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name, row.ord);
   return tree;
 }

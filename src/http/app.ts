@@ -12,10 +12,15 @@ import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../tree/trees.js';
 import { registerConfigActions } from '../actions/config-actions.js';
 import { ActionRegistry } from '../actions/invoke.js';
+import { registerDeploymentActions } from '../actions/deployment-actions.js';
+import { registerPoolActions } from '../actions/pool-actions.js';
 import { registerRuntimeActions } from '../actions/runtime-actions.js';
 import { registerSecurityActions } from '../actions/security-actions.js';
 import { TaskReplies } from '../actions/task-reply.js';
+import multipart from '@fastify/multipart';
 import { pairs, parseLenient } from './body.js';
+import { AppEndpoints } from './app-endpoints.js';
+import { DeployRequests } from './deploy-requests.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
@@ -32,6 +37,8 @@ export interface AppDependencies {
   catalog: Catalog;
   domain: Domain;
   stats: RequestStats;
+  /** Where uploaded application archives are kept. */
+  uploadDir: string;
 }
 
 export interface AppOptions {
@@ -69,19 +76,35 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);
+  const apps = new AppEndpoints(deps.domain);
   registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
   registerSecurityActions(actions, deps.domain.security);
+  const replies = new TaskReplies(resolver, renderer);
+  const domainRuntime = () => trees.root('domainRuntime', {});
+  registerPoolActions(actions, deps.domain.runtime);
+  registerDeploymentActions(actions, {
+    engine: deps.domain.runtime,
+    deployments: deps.domain.deployments,
+    config: deps.domain.configService,
+    tasks: deps.domain.tasks,
+    replies,
+    domainRuntime,
+  });
   registerRuntimeActions(actions, {
     catalog: deps.catalog,
     engine: deps.domain.runtime,
     lifecycles: deps.domain.lifecycles,
     tasks: deps.domain.tasks,
     scheduler: deps.domain.scheduler,
-    replies: new TaskReplies(resolver, renderer),
-    domainRuntime: () => trees.root('domainRuntime', {}),
+    replies,
+    domainRuntime,
   });
   const searcher = new Searcher(resolver, renderer);
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher });
+  const deploys = new DeployRequests(deps.domain, deps.uploadDir, (task, ctx) =>
+    replies.render(task, domainRuntime(), ctx),
+  );
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher, deploys });
+  await app.register(multipart, { limits: { fileSize: 512 * 1024 * 1024, files: 4, fields: 8 } });
 
   // Bodies: JSON and its relaxed dialect, `key=value` forms, and plain text holding either.
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -102,6 +125,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     deps.stats.pending++;
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
+    // Applications answer at their own context roots, outside the management interface's security.
+    if (apps.application(request.url)) return;
     if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
     const principal = await deps.domain.security.authenticate(request.headers.authorization);
     if (!principal) {
@@ -145,6 +170,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.setNotFoundHandler((request, reply) => sendJson(reply, 404, notFound(request.url).body()));
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const app = apps.application(request.url);
+    if (app) return apps.handle(request, reply, app);
     const path = parseRequestPath(request.raw.url ?? '/');
     if (path.api === 'lifecycle') return lifecycleRoutes(request, reply, path);
     return management.handle(request, reply, path);

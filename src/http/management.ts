@@ -11,6 +11,7 @@ import type { Resolver, Target, TreeName } from '../tree/resolve.js';
 import { TREE_NAMES, type Trees } from '../tree/trees.js';
 import type { ActionRegistry } from '../actions/invoke.js';
 import type { Searcher } from '../render/search.js';
+import type { DeployRequests } from './deploy-requests.js';
 import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
@@ -29,6 +30,12 @@ export interface ManagementDependencies {
   trees: Trees;
   actions: ActionRegistry;
   searcher: Searcher;
+  deploys: DeployRequests;
+}
+
+/** Application deployments made through the edit tree deploy for real (a progress object). */
+function isDeployments(owner: BeanNode, prop: PropDef): boolean {
+  return owner.key === '' && prop.name === 'appDeployments';
 }
 
 /** Request header naming the edit session a request works in. */
@@ -88,7 +95,7 @@ export class ManagementHandler {
           return sendJson(reply, 200, {});
         }
         if (method === 'POST') return this.update(request, reply, target.node, session);
-        if (method === 'DELETE') return this.remove(request, reply, target.node, session);
+        if (method === 'DELETE') return this.remove(request, reply, target.node, ctx, session);
         throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
       case 'collection':
         if (method === 'GET' || method === 'HEAD') {
@@ -100,7 +107,7 @@ export class ManagementHandler {
           const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
           return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
         }
-        if (target.prop.creators.length === 0) throw methodNotAllowed(method, ['GET']);
+        if (target.prop.creators.length === 0 && !isDeployments(target.owner, target.prop)) throw methodNotAllowed(method, ['GET']);
         if (method === 'POST') return this.create(request, reply, target.owner, target.prop, ctx, session);
         throw methodNotAllowed(method, ['GET', 'POST']);
       case 'absent':
@@ -131,6 +138,7 @@ export class ManagementHandler {
   private async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, prop: PropDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
     authorize(request.principal, { kind: 'write', type });
+    if (isDeployments(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
     const identity = await this.deps.domain.configService.create(request.principal.user, session, owner, prop, bodyObject(request.body));
     return sendJson(reply, 201, {}, { location: ctx.urls.href([...owner.root.base, ...identity]) });
   }
@@ -141,9 +149,10 @@ export class ManagementHandler {
     return sendJson(reply, 200, {});
   }
 
-  private async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, session: string): Promise<FastifyReply> {
+  private async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
     authorize(request.principal, { kind: 'write', type: node.type });
     if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
+    if (node.identity.length === 2 && node.identity[0] === 'appDeployments') return this.deps.deploys.remove(request, reply, node, ctx, session);
     await this.deps.domain.configService.delete(request.principal.user, session, node, node.via);
     return sendJson(reply, 200, {});
   }

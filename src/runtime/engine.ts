@@ -228,6 +228,12 @@ export class RuntimeEngine {
     this.onStateChange();
   }
 
+  /** The application is gone: its runtime state is forgotten. */
+  forgetApp(app: string): void {
+    if (this.state.applications) delete this.state.applications[app];
+    this.onStateChange();
+  }
+
   dataSourceState(server: string, partition: string, ds: string): string {
     return this.state.dataSources?.[`${server}/${partition}/${ds}`] ?? 'Running';
   }
@@ -260,8 +266,13 @@ export class RuntimeEngine {
           const partition = id[0] === 'partitionRuntimes' ? id[1]! : '';
           return { state: this.dataSourceState(server, partition, id[id.length - 1]!), enabled: this.dataSourceState(server, partition, id[id.length - 1]!) !== 'Shutdown' };
         }
-        case 'ConnectorConnectionPoolRuntime':
-          return server === null ? undefined : this.pools.live(server, String(node.record?.values.poolName ?? ''));
+        case 'ConnectorConnectionPoolRuntime': {
+          if (server === null) return undefined;
+          const adapter = id[id.indexOf('connectionPools') - 1] ?? '';
+          return this.pools.live(server, String(node.record?.values.poolName ?? ''), adapter);
+        }
+        case 'ConnectorComponentRuntime':
+          return server === null ? undefined : this.pools.adapterLive(server, id[id.length - 1]!);
         default:
           return undefined;
       }

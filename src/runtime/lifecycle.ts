@@ -20,6 +20,7 @@ export interface LifecycleTimings {
   serverSuspend: number;
   partition: number;
   resourceGroup: number;
+  deployment: number;
 }
 
 export const DEFAULT_TIMINGS: LifecycleTimings = {
@@ -28,6 +29,7 @@ export const DEFAULT_TIMINGS: LifecycleTimings = {
   serverSuspend: 300,
   partition: 500,
   resourceGroup: 300,
+  deployment: 1000,
 };
 
 interface Transition {

@@ -18,7 +18,21 @@ interface Pool {
 
 export class ConnectorPools {
   private readonly pools = new Map<string, Pool>();
+  /** Suspended activity of each resource adapter (INBOUND 1, OUTBOUND 2, WORK 4). */
+  private readonly suspended = new Map<string, number>();
   private nextId = 1;
+
+  /** Suspends (or resumes) kinds of activity of a resource adapter on a server. */
+  setSuspended(server: string, adapter: string, mask: number, suspend: boolean): void {
+    const key = this.key(server, adapter);
+    const now = this.suspended.get(key) ?? 0;
+    this.suspended.set(key, suspend ? now | mask : now & ~mask);
+  }
+
+  adapterLive(server: string, adapter: string): Record<string, unknown> {
+    const mask = this.suspended.get(this.key(server, adapter)) ?? 0;
+    return { suspendedState: mask, state: mask === 0 ? 'Activated' : 'Suspended' };
+  }
 
   private key(server: string, name: string): string {
     return `${server}\0${name}`;
@@ -49,6 +63,7 @@ export class ConnectorPools {
   /** The server stopped: its pools are gone. */
   dropServer(server: string): void {
     for (const key of [...this.pools.keys()]) if (key.startsWith(`${server}\0`)) this.pools.delete(key);
+    for (const key of [...this.suspended.keys()]) if (key.startsWith(`${server}\0`)) this.suspended.delete(key);
   }
 
   private pool(server: string, name: string): Pool {
@@ -60,7 +75,7 @@ export class ConnectorPools {
   /** Reserves a connection; undefined when the pool is at its maximum capacity. */
   reserve(server: string, name: string): number | undefined {
     const p = this.pool(server, name);
-    if (p.free === 0 && p.inUse.size + p.free >= p.maxCapacity) {
+    if (p.inUse.size >= p.maxCapacity) {
       p.rejected++;
       return undefined;
     }
@@ -108,11 +123,12 @@ export class ConnectorPools {
     return true;
   }
 
-  live(server: string, name: string): Record<string, unknown> | undefined {
+  live(server: string, name: string, adapter: string): Record<string, unknown> | undefined {
     const p = this.pools.get(this.key(server, name));
     if (!p) return undefined;
+    const outboundSuspended = ((this.suspended.get(this.key(server, adapter)) ?? 0) & 2) !== 0;
     return {
-      state: 'Running',
+      state: outboundSuspended ? 'Suspended' : 'Running',
       initialCapacity: p.initialCapacity,
       maxCapacity: p.maxCapacity,
       capacityIncrement: 1,

@@ -20,6 +20,8 @@ export interface Task {
   finish(error?: string): void;
 }
 
+const DEPLOYMENT = 'appserver.management.runtime.DeploymentProgressObjectMBean';
+
 /** Most tasks kept per owner; the oldest completed ones go first. */
 export const TASKS_PER_OWNER = 100;
 
@@ -36,26 +38,48 @@ export class TaskEngine implements TreeSource {
     const name = `_${this.seq++}_${operation}`;
     const collection = parent ? childKey(parent.key, 'subTasks') : childKey(owner.key, 'tasks');
     const identity = parent ? [...parent.identity, 'subTasks', name] : [...owner.identity, 'tasks', name];
+    const task = this.make(owner.key, collection, identity, name, type, { operation, ...fields }, 'task');
+    if (parent) parent.subTasks.push(task);
+    else this.trim(collection);
+    return task;
+  }
+
+  /**
+   * Creates a deployment progress object: named after its application (replacing an earlier one),
+   * in the deployment manager's `deploymentProgressObjects`, reporting `state` as deployments do.
+   */
+  createDeployment(owner: { key: string; identity: readonly string[] }, app: string, fields: Record<string, unknown>): Task {
+    const collection = childKey(owner.key, 'deploymentProgressObjects');
+    const earlier = this.byKey.get(itemKey(collection, app));
+    if (earlier) {
+      this.drop(earlier);
+      this.collections.set(collection, (this.collections.get(collection) ?? []).filter((t) => t !== earlier));
+    }
+    const task = this.make(owner.key, collection, [...owner.identity, 'deploymentProgressObjects', app], app, DEPLOYMENT, { id: String(this.seq++), applicationName: app, ...fields }, 'deployment');
+    this.trim(collection);
+    return task;
+  }
+
+  private make(ownerKey: string, collection: string, identity: string[], name: string, type: string, fields: Record<string, unknown>, style: 'task' | 'deployment'): Task {
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const now = this.scheduler.now();
+    const status =
+      style === 'task'
+        ? { taskStatus: 'TASK IN PROGRESS', running: true, systemTask: false, taskError: null, parentTask: identity.includes('subTasks') ? identity.slice(0, -2) : null }
+        : { state: 'STATE_RUNNING', failedTargets: [], deploymentMessages: [], rootExceptions: [] };
     const task: Task = {
       name,
       type,
-      ownerKey: owner.key,
+      ownerKey,
       key: itemKey(collection, name),
       identity,
       values: {
         name,
-        operation,
         ...fields,
-        taskStatus: 'TASK IN PROGRESS',
+        ...status,
         progress: 'processing',
-        running: true,
         completed: false,
-        systemTask: false,
-        taskError: null,
-        parentTask: parent ? parent.identity : null,
         startTimeAsLong: now,
         endTimeAsLong: -1,
         startTime: now,
@@ -67,15 +91,16 @@ export class TaskEngine implements TreeSource {
       finish: (error?: string) => {
         if (task.values.completed) return;
         const end = this.scheduler.now();
-        Object.assign(task.values, {
-          taskStatus: error ? 'FAILED' : 'TASK COMPLETED',
-          progress: error ? 'failed' : 'success',
-          running: false,
-          completed: true,
-          taskError: error ? { message: error, cause: null } : null,
-          endTimeAsLong: end,
-          endTime: end,
-        });
+        const outcome =
+          style === 'task'
+            ? { taskStatus: error ? 'FAILED' : 'TASK COMPLETED', running: false, taskError: error ? { message: error, cause: null } : null }
+            : {
+                state: error ? 'STATE_FAILED' : 'STATE_COMPLETED',
+                deploymentMessages: [...(task.values.deploymentMessages as string[]), error ?? `${String(task.values.description ?? 'Deployment')} completed.`],
+                rootExceptions: error ? [{ message: error, cause: null }] : [],
+                failedTargets: error ? task.values.targets : [],
+              };
+        Object.assign(task.values, { ...outcome, progress: error ? 'failed' : 'success', completed: true, endTimeAsLong: end, endTime: end });
         settle();
       },
     };
@@ -83,8 +108,6 @@ export class TaskEngine implements TreeSource {
     list.push(task);
     this.collections.set(collection, list);
     this.byKey.set(task.key, task);
-    if (parent) parent.subTasks.push(task);
-    else this.trim(collection);
     return task;
   }
 
@@ -126,7 +149,15 @@ export class TaskEngine implements TreeSource {
   }
 
   owns(collectionKey: string): boolean {
-    return collectionKey.endsWith('/tasks') || collectionKey.endsWith('/subTasks');
+    return collectionKey.endsWith('/tasks') || collectionKey.endsWith('/subTasks') || collectionKey.endsWith('/deploymentProgressObjects');
+  }
+
+  /** Removes the completed deployment progress objects. */
+  purgeDeployments(ownerKey: string): void {
+    const collection = childKey(ownerKey, 'deploymentProgressObjects');
+    const list = this.collections.get(collection) ?? [];
+    for (const t of list) if (t.values.completed) this.drop(t);
+    this.collections.set(collection, list.filter((t) => !t.values.completed));
   }
 
   private trim(collection: string): void {

@@ -58,8 +58,8 @@ export class BeanTree implements TreeSource {
   private readonly collections = new Map<string, string[]>();
   /** owner key -> keys of the beans directly below it (singletons and collection items). */
   private readonly kids = new Map<string, Set<string>>();
-  /** item key -> [collection key, name], so removal can unlist it. */
-  private readonly placement = new Map<string, [string, string]>();
+  /** item key -> [collection key, name, order], so removal can unlist it and storage keep the order. */
+  private readonly placement = new Map<string, [string, string, number]>();
 
   bean(key: string): BeanRecord | undefined {
     return this.beans.get(key);
@@ -89,17 +89,18 @@ export class BeanTree implements TreeSource {
   }
 
   /** Stores a bean by key; items (collection and name given) are listed in their collection. */
-  putRaw(key: string, record: BeanRecord, collectionKey: string | null, name: string | null): void {
+  putRaw(key: string, record: BeanRecord, collectionKey: string | null, name: string | null, ord?: number): void {
     if (key === ROOT_KEY) {
       this.beans.set(key, record);
       return;
     }
     if (!this.beans.has(key)) {
       if (collectionKey !== null && name !== null) {
+        const position = ord ?? this.nextOrd(collectionKey);
         const names = this.collections.get(collectionKey);
         if (names) names.push(name);
         else this.collections.set(collectionKey, [name]);
-        this.placement.set(key, [collectionKey, name]);
+        this.placement.set(key, [collectionKey, name, position]);
       }
       const owner = ownerKey(key, collectionKey);
       const set = this.kids.get(owner);
@@ -146,9 +147,16 @@ export class BeanTree implements TreeSource {
     for (const name of [...this.itemNames(collectionKey)]) this.remove(itemKey(collectionKey, name));
   }
 
-  /** Where an item sits: its collection key and name (undefined for singletons and the root). */
-  placementOf(key: string): [string, string] | undefined {
+  /** Where an item sits: its collection key, name and order (undefined for singletons and the root). */
+  placementOf(key: string): [string, string, number] | undefined {
     return this.placement.get(key);
+  }
+
+  /** Order number for an item appended to a collection: one past its last item's. */
+  nextOrd(collectionKey: string): number {
+    const names = this.collections.get(collectionKey);
+    const last = names?.[names.length - 1];
+    return last === undefined ? 0 : (this.placement.get(itemKey(collectionKey, last))?.[2] ?? names!.length - 1) + 1;
   }
 
   /** Every stored bean, for persistence and copying. */

@@ -199,3 +199,33 @@ describe('relaxed request bodies create beans', () => {
     assert.equal((await changeManager(admin)).locked, false);
   });
 });
+
+describe('echoing back what the server shows is not a bad write', () => {
+  // Clients post back (parts of) the entity they read; read-only properties then carry the very
+  // value the server showed, which changes nothing and must not be refused.
+  for (const path of ['edit/servers/ms2', 'edit/clusters/cluster1']) {
+    test(`POST ${path} with its own GET body`, async () => {
+      const shown = await admin.get(`${path}?links=none`);
+      assert.equal(shown.status, 200, shown.text);
+      const activeBefore = (await admin.get(`${path.replace(/^edit/, 'serverConfig')}?links=none`)).json;
+      const r = await admin.post(path, shown.json);
+      assert.equal(r.status, 200, `posting back the unchanged GET body of ${path}: ${r.text}`);
+      assert.deepEqual((await admin.get(`${path}?links=none`)).json, shown.json);
+      assert.deepEqual((await admin.get(`${path.replace(/^edit/, 'serverConfig')}?links=none`)).json, activeBefore);
+    });
+  }
+
+  test('a read-only property with the value shown for it', async () => {
+    const shown = (await admin.get('edit/servers/ms1?links=none')).json;
+    const r = await admin.post('edit/servers/ms1', { id: shown.id, listenPort: shown.listenPort });
+    assert.equal(r.status, 200, `id ${JSON.stringify(shown.id)} as shown: ${r.text}`);
+  });
+
+  test('the create form posted back with a name creates the bean', async () => {
+    const form = await admin.get('edit/serverCreateForm?links=none');
+    assert.equal(form.status, 200, form.text);
+    const r = await admin.post('edit/servers', { ...form.json, name: 'fromform1' });
+    assert.equal(r.status, 201, r.text);
+    assert.equal((await admin.get('serverConfig/servers/fromform1')).status, 200);
+  });
+});

@@ -1,0 +1,59 @@
+// The applications running on the administration server answer at their context root, as they
+// would on a real server: `GET /<app>/` describes the application, and `GET /<app>/work?pool=<jndi>`
+// does a unit of work holding a connection of a resource adapter's pool until it finishes (after
+// `hold` seconds, at most 300) or the client goes away. That is how a pool gets connections in use.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Domain } from '../domain/domain.js';
+import { ApiError, badRequest, notFound } from './errors.js';
+import { sendJson } from './send.js';
+
+const MAX_HOLD_SECONDS = 300;
+
+export class AppEndpoints {
+  constructor(private readonly domain: Domain) {}
+
+  /** The application a path belongs to, when it runs on this server. */
+  application(path: string): string | undefined {
+    const first = decodeSafe(path.split('?')[0]!.split('/')[1] ?? '');
+    if (!first || first === 'management') return undefined;
+    const tree = this.domain.runtime.serverTrees.get(this.domain.runtime.adminServerName);
+    return tree?.bean(`applicationRuntimes/${encodeURIComponent(first)}`) ? first : undefined;
+  }
+
+  async handle(request: FastifyRequest, reply: FastifyReply, app: string): Promise<FastifyReply> {
+    const rest = request.url.split('?')[0]!.split('/').slice(2).filter((s) => s !== '');
+    const query = request.query as Record<string, string | undefined>;
+    const server = this.domain.runtime.adminServerName;
+    if (rest.length === 0) {
+      return sendJson(reply, 200, { application: app, server, state: this.domain.runtime.appIntendedState(app) });
+    }
+    if (rest[0] !== 'work' || rest.length > 1) throw notFound(rest.join('/'));
+    const pool = query.pool;
+    if (!pool) throw badRequest("Name the connection pool to use: '?pool=<JNDI name>'.", 'pool');
+    if (!this.domain.runtime.pools.has(server, pool)) throw badRequest(`There is no connection pool '${pool}' on ${server}.`, 'pool');
+    const hold = Math.min(MAX_HOLD_SECONDS, Math.max(0, Number(query.hold ?? 0) || 0));
+    const id = this.domain.runtime.pools.reserve(server, pool);
+    if (id === undefined) throw new ApiError(503, [{ detail: `The connection pool '${pool}' has no connection left (all in use).` }]);
+    const started = Date.now();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, hold * 1000);
+      // The work ends early when the client goes away: its connection goes back to the pool.
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      request.raw.socket.once('close', stop);
+      reply.raw.once('close', stop);
+    });
+    this.domain.runtime.pools.release(server, pool, id);
+    return sendJson(reply, 200, { application: app, pool, connection: id, heldMillis: Date.now() - started });
+  }
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return '';
+  }
+}

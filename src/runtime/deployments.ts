@@ -1,0 +1,137 @@
+// Deployments: making, starting, stopping and removing applications. The configuration change goes
+// through an edit session like any other; the deployment itself is a progress object that completes
+// on the scheduler's clock and moves the application's runtime state.
+import type { ConfigService } from '../config/config-service.js';
+import { badRequest } from '../http/errors.js';
+import { itemKey } from '../tree/records.js';
+import type { RuntimeEngine } from './engine.js';
+import type { Scheduler } from './scheduler.js';
+import type { Task, TaskEngine } from './tasks.js';
+
+/** `operationType` of a progress object (JSR-88 style command codes, as chosen here). */
+export const OPERATION = { start: 1, stop: 2, deploy: 3, undeploy: 4, redeploy: 5, distribute: 6, update: 7 } as const;
+
+export interface DeployRequest {
+  name: string;
+  sourcePath: string;
+  /** Target references (identity arrays). */
+  targets: string[][];
+  planPath?: string | undefined;
+  moduleType?: string | undefined;
+  /** STATE_ACTIVE for deploy, STATE_PREPARED for distribute. */
+  finalState: 'STATE_ACTIVE' | 'STATE_PREPARED';
+  /** Further properties of the new AppDeployment bean. */
+  properties?: Record<string, unknown>;
+}
+
+const OWNER = { key: 'deploymentManager', identity: ['deploymentManager'] };
+
+export class Deployments {
+  constructor(
+    private readonly engine: RuntimeEngine,
+    private readonly tasks: TaskEngine,
+    private readonly scheduler: Scheduler,
+    private readonly config: ConfigService,
+    private readonly delayMs: number,
+  ) {}
+
+  exists(name: string): boolean {
+    return this.engine.currentTopology.appDeployments().some((a) => a.name === name);
+  }
+
+  require(name: string): void {
+    if (!this.exists(name)) throw badRequest(`There is no application deployment named '${name}'.`, 'name');
+  }
+
+  /** Names of the servers (and clusters, virtual targets) a list of target references stands for. */
+  targetNames(targets: unknown): string[] {
+    return Array.isArray(targets) ? (targets as string[][]).map((t) => t[t.length - 1]!) : [];
+  }
+
+  /** Target references for target names (servers, clusters, virtual targets). */
+  targetRefs(names: string[]): string[][] {
+    const t = this.engine.currentTopology;
+    return names.map((name) => {
+      for (const collection of ['servers', 'clusters', 'virtualTargets', 'migratableTargets']) {
+        if (t.bean([collection, name])) return [collection, name];
+      }
+      throw badRequest(`There is no server, cluster or virtual target named '${name}'.`, 'targets');
+    });
+  }
+
+  /** A progress object that completes after the deployment delay, then runs `effect`. */
+  private progress(app: string, operation: keyof typeof OPERATION, targets: string[], effect: () => void): Task {
+    const task = this.tasks.createDeployment(OWNER, app, { operationType: OPERATION[operation], targets });
+    this.scheduler.after(this.delayMs, () => {
+      try {
+        effect();
+        task.finish();
+      } catch (err) {
+        task.finish(err instanceof Error ? err.message : String(err));
+      }
+    });
+    return task;
+  }
+
+  /**
+   * Creates the application's configuration in the caller's edit session. When that activates at
+   * once (no lock held), the application then deploys; otherwise it deploys when the session
+   * activates and no progress object is returned.
+   */
+  async deploy(user: string, session: string, req: DeployRequest): Promise<{ identity: string[]; task?: Task }> {
+    if (this.exists(req.name)) throw badRequest(`An application named '${req.name}' is already deployed.`, 'name');
+    const implicit = this.config.isImplicit(user, session);
+    const prop = this.config.domainProp('appDeployments');
+    const body: Record<string, unknown> = { ...req.properties, name: req.name, sourcePath: req.sourcePath, targets: req.targets };
+    if (req.planPath) body.planPath = req.planPath;
+    if (req.moduleType) body.moduleType = req.moduleType;
+    // Until the progress object completes, the application exists but does not run.
+    if (implicit) this.engine.setAppState(req.name, 'STATE_NEW');
+    let identity: string[];
+    try {
+      identity = await this.config.create(user, session, this.config.domainOwner(session), prop, body);
+    } catch (err) {
+      if (implicit) this.engine.forgetApp(req.name);
+      throw err;
+    }
+    if (!implicit) return { identity };
+    const task = this.progress(req.name, req.finalState === 'STATE_ACTIVE' ? 'deploy' : 'distribute', this.targetNames(req.targets), () =>
+      this.engine.setAppState(req.name, req.finalState),
+    );
+    return { identity, task };
+  }
+
+  /** Removes the application from the configuration (in the caller's session) and from the servers. */
+  async undeploy(user: string, session: string, name: string): Promise<Task | undefined> {
+    this.require(name);
+    const implicit = this.config.isImplicit(user, session);
+    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    await this.config.delete(user, session, { key: itemKey('appDeployments', name), identity: ['appDeployments', name] }, this.config.domainProp('appDeployments'));
+    if (!implicit) return undefined;
+    return this.progress(name, 'undeploy', targets, () => this.engine.forgetApp(name));
+  }
+
+  /** Redeploys or updates: the application goes through preparation again and comes back active. */
+  refresh(name: string, operation: 'redeploy' | 'update'): Task {
+    this.require(name);
+    const before = this.engine.appIntendedState(name);
+    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
+  }
+
+  start(name: string, adminMode = false): Task {
+    this.require(name);
+    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    return this.progress(name, 'start', targets, () => this.engine.setAppState(name, adminMode ? 'STATE_ADMIN' : 'STATE_ACTIVE'));
+  }
+
+  stop(name: string): Task {
+    this.require(name);
+    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    return this.progress(name, 'stop', targets, () => this.engine.setAppState(name, 'STATE_PREPARED'));
+  }
+
+  purge(): void {
+    this.tasks.purgeDeployments(OWNER.key);
+  }
+}
