@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
+import type { LifecycleTimings } from '../runtime/lifecycle.js';
+import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
 import { RequestStats } from '../runtime/live.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -19,6 +21,9 @@ export interface ServerOptions {
   adminPassword?: string;
   /** Template of a new data directory (default: the demo domain). */
   template?: 'demo' | DomainSize;
+  /** Clock of lifecycle tasks: tests pass a ManualScheduler and advance it. */
+  scheduler?: Scheduler;
+  timings?: Partial<LifecycleTimings>;
 }
 
 export interface RunningServer {
@@ -37,6 +42,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     listenAddress: opts.host,
     listenPort: opts.port,
     ...(opts.template ? { template: opts.template } : {}),
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(opts.timings ? { timings: opts.timings } : {}),
   });
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
