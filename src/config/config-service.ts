@@ -31,6 +31,14 @@ export interface ActivationResult {
 /** Called after each activation, once the new configuration is in place. */
 export type ActivationListener = (result: ActivationResult) => void | Promise<void>;
 
+/** Writes made together by `ConfigService.transaction`, beans named by identity. */
+export interface EditTransaction {
+  exists(identity: readonly string[]): boolean;
+  create(parent: readonly string[], collection: string, body: Record<string, unknown>): string[];
+  update(identity: readonly string[], body: Record<string, unknown>): void;
+  delete(identity: readonly string[]): void;
+}
+
 /** What a write needs to know of the bean it writes under or removes. */
 export type Owner = Pick<BeanNode, 'key' | 'identity' | 'record' | 'parentName'>;
 
@@ -71,6 +79,8 @@ export class ConfigService {
     const version = Number((await store.getMeta('configVersion')) ?? 0);
     const service = new ConfigService(catalog, store, config, secrets, version);
     service.records = await store.activations(LISTED_ACTIVATIONS);
+    // What recent activations touched, so sessions pending across a restart still see conflicts.
+    for (const r of [...service.records].reverse()) service.recent.push(touchedBy(r.version, r.changes as ChangeSummary[]));
     for (const stored of await store.sessions()) {
       const session = new EditSession(stored.info as SessionInfo, config);
       session.restore(stored.changes as [string, Change][]);
@@ -258,48 +268,90 @@ export class ConfigService {
 
   /** Creates an item of a child collection (or an optional singleton); returns the new bean's identity. */
   async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>): Promise<string[]> {
-    return this.write(user, sessionName, (s) => {
-      const type = this.creatableType(prop, body.type);
-      const collection = prop.shape === 'collection';
-      const keyProp = type.keyProp;
-      const name = collection ? body[keyProp] : (body[keyProp] ?? owner.record?.values.name ?? owner.parentName ?? prop.name);
-      if (name === undefined) throw invalid([{ path: keyProp, detail: `A new ${type.short} needs a '${keyProp}'.` }]);
-      const problem = nameProblem(name);
-      if (problem) throw invalid([{ path: keyProp, detail: `The ${keyProp} ${problem}.` }]);
-      const cKey = childKey(owner.key, prop.name);
-      const key = collection ? itemKey(cKey, name as string) : cKey;
-      if (s.bean(key)) {
-        throw invalid([{ path: keyProp, detail: collection ? `A ${type.short} named '${String(name)}' already exists in ${prop.name}.` : `'${prop.name}' already exists; POST to it updates it.` }]);
-      }
-      const values = validateWrite(this.writeContext(s), type, { ...body, [keyProp]: name }, undefined);
-      s.recordCreate(key, type.name, values.set, collection ? cKey : null, collection ? (name as string) : null);
-      return collection ? [...owner.identity, prop.name, name as string] : [...owner.identity, prop.name];
-    });
+    return this.write(user, sessionName, (s) => this.createIn(s, owner, prop, body));
   }
 
   /** Partial update of a bean (materialising an always-present singleton if need be). */
   async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>): Promise<void> {
-    return this.write(user, sessionName, (s) => {
-      const current = s.bean(node.key);
-      const values = validateWrite(this.writeContext(s), node.type, body, { ...current?.values, [node.type.keyProp]: current?.values[node.type.keyProp] ?? node.parentName });
-      if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
-      s.recordUpdate(node.key, node.type.name, values.set, values.unset);
-    });
+    return this.write(user, sessionName, (s) => this.updateIn(s, node, node.type, body));
   }
 
   /** Deletes a collection item or an optional singleton, clearing the references to it. */
   async delete(user: string, sessionName: string, node: Owner, prop: PropDef): Promise<void> {
+    return this.write(user, sessionName, (s) => this.deleteIn(s, node, prop));
+  }
+
+  /**
+   * Several writes as one unit: in the caller's session, or activated together (or not at all)
+   * when the caller holds no lock. Beans are named by identity.
+   */
+  async transaction<T>(user: string, sessionName: string, fn: (tx: EditTransaction) => T): Promise<T> {
     return this.write(user, sessionName, (s) => {
-      if (prop.shape === 'singleton' && !prop.optional) {
-        throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
-      }
-      if (prop.shape === 'collection' && prop.creators.length === 0 && !DEPLOYABLE.has(prop.name)) {
-        throw badRequest(`Items of '${prop.name}' cannot be deleted through this collection.`);
-      }
-      this.clearReferencesTo(s, node.key);
-      const collection = prop.shape === 'collection' ? upKey(node.key) : null;
-      s.recordDelete(node.key, collection, collection !== null ? node.identity[node.identity.length - 1]! : null);
+      const ownerOf = (identity: readonly string[]) => {
+        const key = keyOfIdentity(identity);
+        const record = s.bean(key);
+        if (!record) throw badRequest(`There is no bean ${JSON.stringify(identity)}.`);
+        return { owner: { key, identity: [...identity], record }, type: this.catalog.type(record.type) };
+      };
+      const childProp = (type: TypeDef, name: string) => {
+        const p = type.prop.get(name);
+        if (!p || (p.shape !== 'collection' && p.shape !== 'singleton')) throw badRequest(`${type.short} has no child '${name}'.`);
+        return p;
+      };
+      return fn({
+        exists: (identity) => s.bean(keyOfIdentity(identity)) !== undefined,
+        create: (parent, collection, body) => {
+          const { owner, type } = ownerOf(parent);
+          return this.createIn(s, owner, childProp(type, collection), body);
+        },
+        update: (identity, body) => {
+          const { owner, type } = ownerOf(identity);
+          this.updateIn(s, owner, type, body);
+        },
+        delete: (identity) => {
+          const { type } = ownerOf(identity.slice(0, -2));
+          const { owner } = ownerOf(identity);
+          this.deleteIn(s, owner, childProp(type, identity[identity.length - 2]!));
+        },
+      });
     });
+  }
+
+  private createIn(s: EditSession, owner: Owner, prop: PropDef, body: Record<string, unknown>): string[] {
+    const type = this.creatableType(prop, body.type);
+    const collection = prop.shape === 'collection';
+    const keyProp = type.keyProp;
+    const name = collection ? body[keyProp] : (body[keyProp] ?? owner.record?.values.name ?? owner.parentName ?? prop.name);
+    if (name === undefined) throw invalid([{ path: keyProp, detail: `A new ${type.short} needs a '${keyProp}'.` }]);
+    const problem = nameProblem(name);
+    if (problem) throw invalid([{ path: keyProp, detail: `The ${keyProp} ${problem}.` }]);
+    const cKey = childKey(owner.key, prop.name);
+    const key = collection ? itemKey(cKey, name as string) : cKey;
+    if (s.bean(key)) {
+      throw invalid([{ path: keyProp, detail: collection ? `A ${type.short} named '${String(name)}' already exists in ${prop.name}.` : `'${prop.name}' already exists; POST to it updates it.` }]);
+    }
+    const values = validateWrite(this.writeContext(s), type, { ...body, [keyProp]: name }, undefined);
+    s.recordCreate(key, type.name, values.set, collection ? cKey : null, collection ? (name as string) : null);
+    return collection ? [...owner.identity, prop.name, name as string] : [...owner.identity, prop.name];
+  }
+
+  private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>): void {
+    const current = s.bean(node.key);
+    const values = validateWrite(this.writeContext(s), type, body, { ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
+    if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
+    s.recordUpdate(node.key, type.name, values.set, values.unset);
+  }
+
+  private deleteIn(s: EditSession, node: Owner, prop: PropDef): void {
+    if (prop.shape === 'singleton' && !prop.optional) {
+      throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
+    }
+    if (prop.shape === 'collection' && prop.creators.length === 0 && !DEPLOYABLE.has(prop.name)) {
+      throw badRequest(`Items of '${prop.name}' cannot be deleted through this collection.`);
+    }
+    this.clearReferencesTo(s, node.key);
+    const collection = prop.shape === 'collection' ? upKey(node.key) : null;
+    s.recordDelete(node.key, collection, collection !== null ? node.identity[node.identity.length - 1]! : null);
   }
 
   private creatableType(prop: PropDef, requested: unknown): TypeDef {
@@ -366,7 +418,6 @@ export class ConfigService {
     const ordered = [...s.changes].sort(([a], [b]) => depth(a) - depth(b));
     const write: BeanChanges = { put: [], remove: [] };
     const summaries: ChangeSummary[] = [];
-    const touched: Touched = { version: this.version + 1, keys: new Map() };
     let restartRequired = false;
     const puts: [StoredBean, BeanRecord | undefined][] = [];
     for (const [key, change] of ordered) {
@@ -375,7 +426,6 @@ export class ConfigService {
       if (change.op === 'delete') {
         write.remove.push(key);
         summaries.push({ operation: 'delete', identity, type: this.shortOf(before?.type) });
-        touched.keys.set(key, '*');
         continue;
       }
       if (change.op === 'create') {
@@ -383,7 +433,6 @@ export class ConfigService {
         const ord = change.collection !== null ? this.config.nextOrd(change.collection) + puts.filter(([b]) => b.collection === change.collection).length : 0;
         puts.push([{ key, collection: change.collection, name: change.name, ord, type: change.type, values: change.values }, undefined]);
         summaries.push({ operation: 'create', identity, type: this.shortOf(change.type), properties: this.diff(change.type, {}, change.values) });
-        touched.keys.set(key, '*');
         restartRequired ||= this.needsRestart(change.type, Object.keys(change.values));
         continue;
       }
@@ -394,7 +443,6 @@ export class ConfigService {
       puts.push([{ key, collection: place?.[0] ?? null, name: place?.[1] ?? null, ord: place?.[2] ?? 0, type, values }, before]);
       const props = [...Object.keys(change.set), ...change.unset];
       summaries.push({ operation: 'modify', identity, type: this.shortOf(type), properties: this.diff(type, before?.values ?? {}, values, props) });
-      touched.keys.set(key, new Set(props));
       restartRequired ||= this.needsRestart(type, props);
     }
     write.put = puts.map(([b]) => b);
@@ -424,7 +472,7 @@ export class ConfigService {
       this.refs.add(b.key, record);
     }
     this.version = nextVersion;
-    this.recent.push(touched);
+    this.recent.push(touchedBy(nextVersion, summaries));
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
     s.clear();
     s.info.owner = null;
@@ -458,6 +506,8 @@ export class ConfigService {
   /** Keys the session changed that activations since it began also changed. */
   private conflictingKeys(s: EditSession): string[] {
     const since = this.recent.filter((t) => t.version > s.info.baseVersion);
+    // Activations too old to be remembered may have touched anything: assume they did.
+    if (this.forgotten(s)) return [...s.changes.keys()];
     if (since.length === 0) return [];
     const out: string[] = [];
     for (const key of s.changes.keys()) {
@@ -466,10 +516,17 @@ export class ConfigService {
     return out;
   }
 
+  /** Whether activations the session has not seen are no longer remembered. */
+  private forgotten(s: EditSession): boolean {
+    const oldest = this.recent[0]?.version ?? this.version + 1;
+    return s.hasChanges && s.info.baseVersion < this.version && s.info.baseVersion + 1 < oldest;
+  }
+
   /** Property-level conflicts: both sides changed the same property, or one side removed the bean. */
   private propertyConflicts(s: EditSession): { prop: string; what: string }[] {
     const since = this.recent.filter((t) => t.version > s.info.baseVersion);
     const out: { prop: string; what: string }[] = [];
+    if (this.forgotten(s)) return [...s.changes.keys()].map((k) => ({ prop: identityOfKey(k).join('/'), what: `${describeKey(k)} (activations since this session began are too old to compare)` }));
     for (const [key, change] of s.changes) {
       for (const t of since) {
         for (const [k, props] of t.keys) {
@@ -514,6 +571,16 @@ export class ConfigService {
   private shortOf(typeName: string | undefined): string {
     return (typeName && this.catalog.types.get(typeName)?.short) || 'unknown';
   }
+}
+
+/** The keys and properties one activation touched, from its record. */
+function touchedBy(version: number, changes: ChangeSummary[]): Touched {
+  const keys = new Map<string, Set<string> | '*'>();
+  for (const c of changes) {
+    const key = keyOfIdentity(c.identity);
+    keys.set(key, c.operation === 'modify' ? new Set((c.properties ?? []).map((p) => p.name)) : '*');
+  }
+  return { version, keys };
 }
 
 function stored(s: EditSession): StoredSession {

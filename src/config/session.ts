@@ -46,6 +46,7 @@ export class EditSession implements TreeSource {
     const { hidden, fresh } = this.ancestry(key);
     if (hidden) return undefined;
     const change = this.changes.get(key);
+    if (change?.op === 'delete') return undefined;
     if (change?.op === 'create') return { type: change.type, values: change.values };
     const base = fresh ? undefined : this.base.bean(key);
     if (change?.op === 'update') return { type: base?.type ?? change.type, values: merge(base?.values, change) };

@@ -1,6 +1,7 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
+import { toWire, zeroOf } from '../render/values.js';
 import { type ProblemDetail, invalid } from '../http/errors.js';
 import type { BeanRecord } from '../tree/records.js';
 import { keyOfIdentity } from '../tree/records.js';
@@ -54,6 +55,7 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+
 /**
  * Validates the properties of a create or update body for a bean of `type`.
  * `current` holds the bean's present values (undefined when creating).
@@ -94,10 +96,13 @@ export function validateWrite(
       continue;
     }
     if (!p.writable && !(current === undefined && createOnly(ctx, type, name))) {
-      if (current !== undefined && (same(raw, current[name]) || raw === null || (p.encrypted && raw === null))) continue;
+      // Echoing back what a GET showed changes nothing and is not an error.
+      if (current !== undefined && (raw === null || same(raw, toWire(p, name in current ? current[name] : p.hasDefault ? p.defaultValue : zeroOf(p))))) continue;
       problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });
       continue;
     }
+    // Secrets are shown as null: a null sent back keeps the secret rather than erasing it.
+    if (raw === null && p.encrypted) continue;
     if (raw === null) {
       out.unset.push(name);
       continue;

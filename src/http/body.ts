@@ -6,8 +6,35 @@ import { badRequest } from './errors.js';
 
 const PAIRS = /^\s*[^=&\s{}[\]]+\s*=[^&]*(&\s*[^=&\s{}[\]]+\s*=[^&]*)*\s*$/;
 
+/** Deepest nesting of arrays and objects a body may have: more is never configuration. */
+export const MAX_DEPTH = 64;
+
+/** Refuses values nested deeper than MAX_DEPTH (walked without recursion). */
+function checkDepth(value: unknown, what: string): unknown {
+  // Each entry remembers the top-level key it lies under, to name it in the error.
+  const stack: [unknown, number, string | undefined][] = [[value, 1, undefined]];
+  while (stack.length > 0) {
+    const [v, depth, top] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_DEPTH) {
+      throw top === undefined
+        ? badRequest(`The ${what} is nested more than ${MAX_DEPTH} levels deep.`)
+        : badRequest(`The value of '${top}' in the ${what} is nested more than ${MAX_DEPTH} levels deep.`, top);
+    }
+    const topLevel = depth === 1 && !Array.isArray(v);
+    for (const [k, child] of Object.entries(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, topLevel ? k : top]);
+    }
+  }
+  return value;
+}
+
 /** Parses a body text into a JSON value; an empty body is `{}`. */
 export function parseLenient(text: string, what = 'request body'): unknown {
+  return checkDepth(parseText(text, what), what);
+}
+
+function parseText(text: string, what: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

@@ -58,14 +58,18 @@ export class SecurityService {
     const cacheKey = createHash('sha256').update(header).digest('base64');
     const known = this.verified.get(cacheKey);
     if (known) return known;
-    const inFlight = this.pending.get(cacheKey);
-    if (inFlight) return inFlight;
     const generation = this.generation;
-    const check = this.check(header.slice(6).trim()).finally(() => this.pending.delete(cacheKey));
-    this.pending.set(cacheKey, check);
+    // Requests join a check only if it began under the same users and groups.
+    const pendingKey = `${generation}:${cacheKey}`;
+    let check = this.pending.get(pendingKey);
+    if (!check) {
+      check = this.check(header.slice(6).trim()).finally(() => this.pending.delete(pendingKey));
+      this.pending.set(pendingKey, check);
+    }
     const principal = await check;
-    // A change that happened while hashing makes the result stale: do not remember it.
-    if (principal && generation === this.generation) {
+    // A change that happened while hashing makes the result stale: check again under the new state.
+    if (generation !== this.generation) return this.authenticate(header);
+    if (principal) {
       if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(cacheKey, principal);
     }

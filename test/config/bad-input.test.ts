@@ -33,6 +33,8 @@ interface Row {
   errorPath?: string;
 }
 
+const DEEP = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+
 const rows: Row[] = [
   // bodies that are not a JSON object
   { name: 'malformed JSON', path: 'edit/servers', body: '{name: }', status: 400, detail: /not valid JSON.*line 1, column 8/ },
@@ -50,6 +52,10 @@ const rows: Row[] = [
   { name: 'autoRestart as maybe', path: 'edit/servers/ms1', body: { autoRestart: 'maybe' }, status: 400, detail: /autoRestart.*"maybe"/, errorPath: 'autoRestart' },
   { name: 'tags as a string', path: 'edit/servers/ms1', body: { tags: 'red' }, status: 400, detail: /tags.*"red"/, errorPath: 'tags' },
   { name: 'notes as an object', path: 'edit/servers/ms1', body: { notes: { a: 1 } }, status: 400, detail: /notes/, errorPath: 'notes' },
+  // 10 000 nested arrays: parses fine, and must be refused like any other wrong type (not a 500).
+  { name: 'a deeply nested array for a string', path: 'edit/servers/ms1', body: `{"notes": ${DEEP}}`, status: 400, detail: /notes/, errorPath: 'notes' },
+  { name: 'a deeply nested array for an int on create', path: 'edit/servers', body: `{"name": "deep1", "listenPort": ${DEEP}}`, status: 400, detail: /listenPort/, errorPath: 'listenPort' },
+  { name: 'a deeply nested array for a read-only property', path: 'edit/servers/ms1', body: `{"id": ${DEEP}}`, status: 400, detail: /'id'/, errorPath: 'id' },
 
   // properties the bean does not have, or may not change
   { name: 'unknown property', path: 'edit/servers/ms1', body: { noSuchProperty: 1 }, status: 400, detail: /noSuchProperty/, errorPath: 'noSuchProperty' },

@@ -1,0 +1,592 @@
+// The Lifecycle Manager: runtimes, environments, associations, orchestrations, tenants, services and
+// PDBs. One change at a time; every change is persisted before it is acknowledged, and a failing
+// orchestration undoes the steps it had done.
+import { randomUUID } from 'node:crypto';
+import type { ConfigService } from '../config/config-service.js';
+import type { Secrets } from '../config/secrets.js';
+import { isSealed } from '../config/secrets.js';
+import type { Topology } from '../config/topology.js';
+import { nameProblem } from '../config/validate.js';
+import { Mutex } from '../config/mutex.js';
+import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
+import type { Store } from '../store/store.js';
+import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver } from './drivers.js';
+import {
+  type Association,
+  type Environment,
+  type LifecycleData,
+  LIFECYCLE_STATE_KEY,
+  type PartitionRef,
+  type Pdb,
+  type Property,
+  type Runtime,
+  type RuntimePartition,
+  type RuntimeType,
+  type Service,
+  type Tenant,
+  emptyLifecycle,
+  nested,
+  propertyValue,
+} from './model.js';
+
+const RUNTIME_TYPES: RuntimeType[] = ['wls', 'otd', 'database'];
+
+const conflict = (detail: string, path?: string) => badRequest(detail, path);
+
+/** Checks the Property model: every entry named, with a value, values, a secret or nested properties. */
+export function parseProperties(raw: unknown, where: string): Property[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw badRequest(`'${where}' must be an array of properties ({name, value}).`, where);
+  return raw.map((p, i) => {
+    if (p === null || typeof p !== 'object') throw badRequest(`'${where}[${i}]' must be an object {name, value}.`, where);
+    const o = p as Record<string, unknown>;
+    if (typeof o.name !== 'string' || o.name === '') throw badRequest(`'${where}[${i}]' must have a non-empty 'name'.`, where);
+    const out: Property = { name: o.name };
+    if (o.value !== undefined && o.value !== null) out.value = String(o.value);
+    if (Array.isArray(o.values)) out.values = o.values.map(String);
+    if (typeof o.confidentialValue === 'string') out.confidentialValue = o.confidentialValue;
+    if (o.properties !== undefined) out.properties = parseProperties(o.properties, `${where}[${i}].properties`);
+    return out;
+  });
+}
+
+function str(body: Record<string, unknown>, key: string, required: boolean): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null || v === '') {
+    if (required) throw invalid([{ path: key, detail: `'${key}' is required.` }]);
+    return undefined;
+  }
+  if (typeof v !== 'string' && typeof v !== 'number') throw invalid([{ path: key, detail: `'${key}' must be a string.` }]);
+  return String(v);
+}
+
+function requireName(body: Record<string, unknown>, what: string): string {
+  const name = str(body, 'name', true)!;
+  const problem = nameProblem(name);
+  if (problem) throw invalid([{ path: 'name', detail: `The name of the ${what} ${problem}.` }]);
+  return name;
+}
+
+export class LifecycleService {
+  private data: LifecycleData = emptyLifecycle();
+  private readonly mutex = new Mutex();
+  private readonly local: LocalDriver;
+  private readonly remote: RemoteDriver;
+  private readonly recorded = new RecordedDriver();
+
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: Secrets,
+    config: ConfigService,
+    private readonly topology: () => Topology,
+    private readonly now: () => number,
+  ) {
+    this.local = new LocalDriver(config, topology);
+    this.remote = new RemoteDriver(secrets);
+  }
+
+  /** Loads the records and registers this domain as a runtime (named after the domain). */
+  async load(host: string, port: number): Promise<void> {
+    this.data = (await this.store.getState<LifecycleData>(LIFECYCLE_STATE_KEY)) ?? emptyLifecycle();
+    const name = this.topology().domainName;
+    if (!this.data.runtimes.some((r) => r.local)) {
+      if (this.data.runtimes.some((r) => r.name === name)) return;
+      const t = this.now();
+      this.data.runtimes.unshift({ name, type: 'wls', hostName: host, port, protocol: 'http', properties: [], local: true, partitions: [], created: t, updated: t });
+      await this.save();
+    }
+  }
+
+  private async save(): Promise<void> {
+    await this.store.setState(LIFECYCLE_STATE_KEY, this.data);
+  }
+
+  /** Runs a change; the records are restored if it fails, and saved if it succeeds. */
+  private change<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const before = structuredClone(this.data);
+      try {
+        const result = await fn();
+        await this.save();
+        return result;
+      } catch (err) {
+        this.data = before;
+        throw err;
+      }
+    });
+  }
+
+  private driver(rt: Runtime): RuntimeDriver {
+    if (rt.local) return this.local;
+    return rt.type === 'wls' ? this.remote : this.recorded;
+  }
+
+  // ---- runtimes ----
+
+  runtimes(): Runtime[] {
+    return this.data.runtimes;
+  }
+
+  runtime(name: string): Runtime {
+    const rt = this.data.runtimes.find((r) => r.name === name);
+    if (!rt) throw notFound(name);
+    return rt;
+  }
+
+  private runtimeFields(body: Record<string, unknown>, rt: Partial<Runtime>): void {
+    const type = str(body, 'type', rt.type === undefined);
+    if (type !== undefined) {
+      if (!RUNTIME_TYPES.includes(type as RuntimeType)) throw invalid([{ path: 'type', detail: `The runtime type must be one of ${RUNTIME_TYPES.join(', ')}, not '${type}'.` }]);
+      rt.type = type as RuntimeType;
+    }
+    const host = str(body, 'hostName', false);
+    if (host !== undefined) rt.hostName = host;
+    if (body.port !== undefined) {
+      const port = Number(body.port);
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid([{ path: 'port', detail: `The port must be an integer from 1 to 65535, not ${JSON.stringify(body.port)}.` }]);
+      rt.port = port;
+    }
+    const protocol = str(body, 'protocol', false);
+    if (protocol !== undefined) rt.protocol = protocol;
+    if (body.properties !== undefined) rt.properties = this.seal(parseProperties(body.properties, 'properties'));
+  }
+
+  /** Keeps secrets sealed: confidential values, and any property named like a password. */
+  private seal(props: Property[]): Property[] {
+    return props.map((p) => {
+      const secret = p.confidentialValue ?? (/password/i.test(p.name) ? p.value : undefined);
+      const out: Property = { ...p };
+      if (secret !== undefined) {
+        delete out.value;
+        out.confidentialValue = isSealed(secret) ? secret : this.secrets.seal(String(secret));
+      }
+      if (p.properties) out.properties = this.seal(p.properties);
+      return out;
+    });
+  }
+
+  createRuntime(body: Record<string, unknown>): Promise<Runtime> {
+    return this.change(async () => {
+      const name = requireName(body, 'runtime');
+      if (this.data.runtimes.some((r) => r.name === name)) throw conflict(`A runtime with specified name "${name}" already exists.`, 'name');
+      const t = this.now();
+      const rt: Runtime = { name, type: 'wls', hostName: 'localhost', port: 7001, protocol: 'http', properties: [], partitions: [], created: t, updated: t };
+      this.runtimeFields(body, rt);
+      if (rt.type === 'wls' && this.data.runtimes.some((r) => r.type === 'wls' && r.hostName === rt.hostName && r.port === rt.port)) {
+        throw conflict(`A runtime with specified host and port already exists. HostName: ${rt.hostName} and Port: ${rt.port}.`, 'hostName');
+      }
+      if (rt.type === 'wls' && !body.hostName) throw invalid([{ path: 'hostName', detail: "A runtime of type 'wls' needs the 'hostName' (and 'port') of its administration server." }]);
+      // A remote domain must answer before it is registered.
+      if (rt.type === 'wls') await this.remote.partitions(rt);
+      this.data.runtimes.push(rt);
+      return rt;
+    });
+  }
+
+  updateRuntime(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.change(async () => {
+      const rt = this.runtime(name);
+      if (rt.local && (body.hostName !== undefined || body.port !== undefined || body.type !== undefined)) {
+        throw badRequest(`Runtime '${name}' is this domain; its type, host and port follow the server.`);
+      }
+      this.runtimeFields(body, rt);
+      rt.updated = this.now();
+    });
+  }
+
+  deleteRuntime(name: string): Promise<void> {
+    return this.change(async () => {
+      const rt = this.runtime(name);
+      if (rt.local) throw badRequest(`Runtime '${name}' is this domain and cannot be unregistered.`);
+      const user = this.data.environments.find((e) => e.partitions.some((p) => p.runtimeName === name));
+      if (user) throw badRequest(`Runtime '${name}' has partitions in environment "${user.name}"; remove them from it first.`);
+      this.data.runtimes = this.data.runtimes.filter((r) => r !== rt);
+    });
+  }
+
+  async runtimePartitions(name: string): Promise<RuntimePartition[]> {
+    const rt = this.runtime(name);
+    return this.driver(rt).partitions(rt);
+  }
+
+  async runtimePartition(rtName: string, name: string): Promise<RuntimePartition> {
+    const found = (await this.runtimePartitions(rtName)).find((p) => p.name === name);
+    if (!found) throw notFound(name);
+    return found;
+  }
+
+  createRuntimePartition(rtName: string, body: Record<string, unknown>, user: string): Promise<RuntimePartition> {
+    return this.change(async () => {
+      const rt = this.runtime(rtName);
+      const name = requireName(body, 'partition');
+      return this.driver(rt).createPartition(rt, name, str(body, 'id', false), parseProperties(body.properties, 'properties'), user);
+    });
+  }
+
+  /** Deletes a partition on its runtime; refused while an environment uses it. */
+  deleteRuntimePartition(rtName: string, name: string, user: string): Promise<void> {
+    return this.change(async () => {
+      const rt = this.runtime(rtName);
+      await this.runtimePartition(rtName, name);
+      const env = this.environmentUsing({ name, runtimeName: rtName });
+      if (env) throw badRequest(`A Runtime Partition cannot be deleted as it is referenced by Environment "${env.name}".`);
+      await this.driver(rt).deletePartition(rt, name, user);
+    });
+  }
+
+  private environmentUsing(ref: PartitionRef): Environment | undefined {
+    return this.data.environments.find((e) => e.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName));
+  }
+
+  // ---- environments ----
+
+  environments(): Environment[] {
+    return this.data.environments;
+  }
+
+  environment(name: string): Environment {
+    const env = this.data.environments.find((e) => e.name === name);
+    if (!env) throw notFound(name);
+    return env;
+  }
+
+  /** Creates an environment; with an orchestration, its partitions are made first (all or none). */
+  createEnvironment(body: Record<string, unknown>, user: string): Promise<Environment> {
+    return this.change(async () => {
+      const name = requireName(body, 'environment');
+      if (this.data.environments.some((e) => e.name === name)) throw conflict(`Environment "${name}" already exists.`, 'name');
+      const t = this.now();
+      const env: Environment = { name, partitions: [], associations: [], provisioned: [], created: t, updated: t };
+      if (body.orchestration !== undefined && body.orchestration !== null) await this.orchestrate(env, body.orchestration, user);
+      this.data.environments.push(env);
+      return env;
+    });
+  }
+
+  deleteEnvironment(name: string): Promise<void> {
+    return this.change(async () => {
+      const env = this.environment(name);
+      this.data.environments = this.data.environments.filter((e) => e !== env);
+      for (const tenant of this.data.tenants) for (const s of tenant.services) if (s.environmentRef === name) s.environmentRef = null;
+    });
+  }
+
+  /** Adds an existing runtime partition to an environment. */
+  addPartition(envName: string, body: Record<string, unknown>): Promise<PartitionRef> {
+    return this.change(async () => {
+      const env = this.environment(envName);
+      const ref = { name: str(body, 'name', true)!, runtimeName: str(body, 'runtimeName', true)! };
+      this.runtime(ref.runtimeName);
+      if (!(await this.runtimePartitions(ref.runtimeName)).some((p) => p.name === ref.name)) {
+        throw badRequest(`Unable to find Partition with name "${ref.name}" on runtime "${ref.runtimeName}".`, 'name');
+      }
+      if (env.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName)) {
+        throw conflict(`Partition "${ref.name}" of runtime "${ref.runtimeName}" is already in environment "${envName}".`, 'name');
+      }
+      env.partitions.push(ref);
+      env.updated = this.now();
+      return ref;
+    });
+  }
+
+  partitionOf(envName: string, runtimeName: string, name: string): PartitionRef {
+    const ref = this.environment(envName).partitions.find((p) => p.name === name && p.runtimeName === runtimeName);
+    if (!ref) throw notFound(name);
+    return ref;
+  }
+
+  removePartition(envName: string, runtimeName: string, name: string): Promise<void> {
+    return this.change(async () => {
+      const env = this.environment(envName);
+      this.partitionOf(envName, runtimeName, name);
+      if (env.associations.some((a) => (a.partition1Name === name && a.partition1RuntimeName === runtimeName) || (a.partition2Name === name && a.partition2RuntimeName === runtimeName))) {
+        throw badRequest(`Partition "${name}" is associated with another partition of environment "${envName}"; dissociate them first.`);
+      }
+      env.partitions = env.partitions.filter((p) => !(p.name === name && p.runtimeName === runtimeName));
+      env.updated = this.now();
+    });
+  }
+
+  associate(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
+    return this.change(async () => this.associateIn(this.environment(envName), this.association(body), user));
+  }
+
+  dissociate(envName: string, body: Record<string, unknown>): Promise<void> {
+    return this.change(async () => {
+      const env = this.environment(envName);
+      const a = this.normalise(this.association(body));
+      const i = env.associations.findIndex((x) => sameAssociation(x, a));
+      if (i < 0) throw badRequest(`Partitions "${a.partition1Name}" and "${a.partition2Name}" are not associated in environment "${envName}".`);
+      env.associations.splice(i, 1);
+      env.updated = this.now();
+    });
+  }
+
+  private association(body: Record<string, unknown>): Association {
+    return {
+      partition1Name: str(body, 'partition1Name', true)!,
+      partition1RuntimeName: str(body, 'partition1RuntimeName', true)!,
+      partition2Name: str(body, 'partition2Name', true)!,
+      partition2RuntimeName: str(body, 'partition2RuntimeName', true)!,
+      properties: parseProperties(body.properties, 'properties'),
+    };
+  }
+
+  /** A database or traffic-director partition always stands second. */
+  private normalise(a: Association): Association {
+    const first = this.data.runtimes.find((r) => r.name === a.partition1RuntimeName);
+    if (first && first.type !== 'wls') {
+      return { ...a, partition1Name: a.partition2Name, partition1RuntimeName: a.partition2RuntimeName, partition2Name: a.partition1Name, partition2RuntimeName: a.partition1RuntimeName };
+    }
+    return a;
+  }
+
+  private async associateIn(env: Environment, raw: Association, user: string): Promise<void> {
+    const a = this.normalise(raw);
+    for (const [name, runtimeName] of [[a.partition1Name, a.partition1RuntimeName], [a.partition2Name, a.partition2RuntimeName]] as const) {
+      if (!env.partitions.some((p) => p.name === name && p.runtimeName === runtimeName)) {
+        throw badRequest(`Partition "${name}" of runtime "${runtimeName}" is not in environment "${env.name}"; add it before associating it.`);
+      }
+    }
+    if (env.associations.some((x) => sameAssociation(x, a))) throw conflict(`Partitions "${a.partition1Name}" and "${a.partition2Name}" are already associated.`);
+    const rt1 = this.runtime(a.partition1RuntimeName);
+    const rt2 = this.runtime(a.partition2RuntimeName);
+    // Associating an application partition with a database: its data source now points at the PDB.
+    const dataSource = propertyValue(a.properties, 'jdbcSystemResource');
+    const override = propertyValue(a.properties, 'jdbcSystemResourceOverride');
+    if (rt2.type === 'database' && (dataSource || override)) {
+      const driver = this.driver(rt1);
+      if (!driver.pointDataSource) throw badRequest(`Runtime '${rt1.name}' cannot point its data sources at a database.`);
+      const url = `jdbc:postgresql://${rt2.hostName}:${rt2.port}/${a.partition2Name}`;
+      await driver.pointDataSource(rt1, a.partition1Name, (override ?? dataSource)!, url, override !== undefined, user);
+    }
+    env.associations.push(a);
+    env.updated = this.now();
+  }
+
+  /** Without an orchestration: dissociates everything. With one: also removes what it provisioned, and the environment. */
+  deprovision(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
+    return this.change(async () => {
+      const env = this.environment(envName);
+      env.associations = [];
+      if (body.orchestration === undefined || body.orchestration === null) {
+        env.updated = this.now();
+        return;
+      }
+      const orchestration = body.orchestration as Record<string, unknown>;
+      if (typeof orchestration !== 'object' || typeof orchestration.name !== 'string') throw invalid([{ path: 'orchestration', detail: "An orchestration needs a 'name'." }]);
+      for (const ref of env.provisioned) {
+        const rt = this.data.runtimes.find((r) => r.name === ref.runtimeName);
+        if (rt && (await this.driver(rt).partitions(rt)).some((p) => p.name === ref.name)) await this.driver(rt).deletePartition(rt, ref.name, user);
+      }
+      this.data.environments = this.data.environments.filter((e) => e !== env);
+    });
+  }
+
+  /**
+   * Runs a provisioning orchestration: one tier per argument (`wls`, `db`, `otd`...), each naming the
+   * partition to make on a runtime; then the environment holds them and tiers that say
+   * `associateWith` are associated. A failing step undoes the partitions already made.
+   */
+  private async orchestrate(env: Environment, raw: unknown, user: string): Promise<void> {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid([{ path: 'orchestration', detail: 'The orchestration must be an object {name, args}.' }]);
+    const o = raw as Record<string, unknown>;
+    if (typeof o.name !== 'string' || o.name === '') throw invalid([{ path: 'orchestration', detail: "The orchestration needs a 'name'." }]);
+    const tiers = parseProperties(o.args, 'orchestration.args');
+    if (tiers.length === 0) throw invalid([{ path: 'orchestration', detail: "The orchestration needs 'args': one entry per tier, such as {name: 'wls', properties: [...]}." }]);
+    const made: { rt: Runtime; ref: PartitionRef }[] = [];
+    try {
+      const plan = tiers.map((tier) => {
+        const props = tier.properties ?? [];
+        const partitionName = propertyValue(props, 'partitionName');
+        const runtimeName = propertyValue(props, 'runtimeName');
+        if (!partitionName || !runtimeName) throw invalid([{ path: 'orchestration.args', detail: `Tier '${tier.name}' needs 'partitionName' and 'runtimeName'.` }]);
+        const rt = this.data.runtimes.find((r) => r.name === runtimeName);
+        if (!rt) throw badRequest(`Unable to find Runtime with name "${runtimeName}" in LCM Configuration.`, 'runtimeName');
+        return { tier: tier.name, props, partitionName, rt };
+      });
+      for (const step of plan) {
+        const exists = (await this.driver(step.rt).partitions(step.rt)).some((p) => p.name === step.partitionName);
+        if (exists) throw conflict(`Partition "${step.partitionName}" already exists on runtime "${step.rt.name}".`, 'partitionName');
+        const properties = [...(nested(step.props, 'partitionProperties') ?? []), ...step.props.filter((p) => ['resourceGroups', 'targets', 'availableTargets', 'component'].includes(p.name))];
+        await this.driver(step.rt).createPartition(step.rt, step.partitionName, undefined, properties, user);
+        const ref = { name: step.partitionName, runtimeName: step.rt.name };
+        made.push({ rt: step.rt, ref });
+        env.partitions.push(ref);
+        env.provisioned.push(ref);
+      }
+      for (const step of plan) {
+        const withTier = propertyValue(step.props, 'associateWith');
+        if (!withTier) continue;
+        const other = plan.find((p) => p.tier === withTier);
+        if (!other || other === step) throw invalid([{ path: 'associateWith', detail: `Tier '${step.tier}' is to be associated with '${withTier}', which is not another tier of this orchestration.` }]);
+        await this.associateIn(
+          env,
+          {
+            partition1Name: step.partitionName,
+            partition1RuntimeName: step.rt.name,
+            partition2Name: other.partitionName,
+            partition2RuntimeName: other.rt.name,
+            properties: nested(step.props, 'associateProperties') ?? [],
+          },
+          user,
+        );
+      }
+    } catch (err) {
+      for (const { rt, ref } of made.reverse()) await this.driver(rt).deletePartition(rt, ref.name, user).catch(() => undefined);
+      throw err instanceof ApiError ? err : badRequest(`The orchestration '${o.name}' failed and was rolled back: ${(err as Error).message}`);
+    }
+  }
+
+  // ---- tenants, services, PDBs ----
+
+  tenants(): Tenant[] {
+    return this.data.tenants;
+  }
+
+  tenant(name: string): Tenant {
+    const t = this.data.tenants.find((x) => x.name === name);
+    if (!t) throw notFound(name);
+    return t;
+  }
+
+  createTenant(body: Record<string, unknown>): Promise<Tenant> {
+    return this.change(async () => {
+      const name = requireName(body, 'tenant');
+      if (this.data.tenants.some((t) => t.name === name)) throw conflict(`Tenant "${name}" already exists.`, 'name');
+      const t = this.now();
+      const tenant: Tenant = { name, id: str(body, 'id', false) ?? randomUUID(), topLevelDir: str(body, 'topLevelDir', false) ?? null, services: [], created: t, updated: t };
+      this.data.tenants.push(tenant);
+      return tenant;
+    });
+  }
+
+  updateTenant(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.change(async () => {
+      const tenant = this.tenant(name);
+      if (body.topLevelDir !== undefined) tenant.topLevelDir = str(body, 'topLevelDir', false) ?? null;
+      tenant.updated = this.now();
+    });
+  }
+
+  deleteTenant(name: string): Promise<void> {
+    return this.change(async () => {
+      const tenant = this.tenant(name);
+      if (tenant.services.some((s) => s.pdb)) throw badRequest(`Tenant "${name}" has services with PDBs; remove the PDBs first.`);
+      this.data.tenants = this.data.tenants.filter((t) => t !== tenant);
+    });
+  }
+
+  service(tenantName: string, name: string): Service {
+    const s = this.tenant(tenantName).services.find((x) => x.name === name);
+    if (!s) throw notFound(name);
+    return s;
+  }
+
+  createService(tenantName: string, body: Record<string, unknown>): Promise<Service> {
+    return this.change(async () => {
+      const tenant = this.tenant(tenantName);
+      const name = requireName(body, 'service');
+      if (tenant.services.some((s) => s.name === name)) throw conflict(`Service "${name}" already exists in tenant "${tenantName}".`, 'name');
+      const environmentRef = str(body, 'environmentRef', false) ?? null;
+      if (environmentRef) this.environmentRef(environmentRef);
+      const t = this.now();
+      const service: Service = {
+        name,
+        id: str(body, 'id', false) ?? randomUUID(),
+        serviceType: str(body, 'serviceType', false) ?? 'JaaS',
+        environmentRef,
+        identityDomain: str(body, 'identityDomain', false) ?? null,
+        topLevelDir: str(body, 'topLevelDir', false) ?? null,
+        twoTask: str(body, 'twoTask', false) ?? null,
+        pdb: null,
+        created: t,
+        updated: t,
+      };
+      tenant.services.push(service);
+      return service;
+    });
+  }
+
+  private environmentRef(name: string): Environment {
+    const env = this.data.environments.find((e) => e.name === name);
+    if (!env) throw badRequest(`Unable to find Environment with name "${name}" in LCM Configuration.`, 'environmentRef');
+    return env;
+  }
+
+  updateService(tenantName: string, name: string, body: Record<string, unknown>): Promise<void> {
+    return this.change(async () => {
+      const s = this.service(tenantName, name);
+      for (const key of ['topLevelDir', 'identityDomain', 'twoTask', 'serviceType'] as const) {
+        if (body[key] !== undefined) (s as unknown as Record<string, unknown>)[key] = str(body, key, false) ?? null;
+      }
+      if (body.environmentRef !== undefined) {
+        const ref = str(body, 'environmentRef', false) ?? null;
+        if (ref) this.environmentRef(ref);
+        s.environmentRef = ref;
+      }
+      s.updated = this.now();
+    });
+  }
+
+  deleteService(tenantName: string, name: string, user: string): Promise<void> {
+    return this.change(async () => {
+      const tenant = this.tenant(tenantName);
+      const s = this.service(tenantName, name);
+      if (s.pdb) await this.removePdb(s, user);
+      tenant.services = tenant.services.filter((x) => x !== s);
+    });
+  }
+
+  /** The database runtime that holds a service's PDB: its environment's, else the only one registered. */
+  private databaseFor(s: Service): Runtime | undefined {
+    const env = s.environmentRef ? this.data.environments.find((e) => e.name === s.environmentRef) : undefined;
+    const inEnv = env?.partitions.map((p) => this.data.runtimes.find((r) => r.name === p.runtimeName)).find((r) => r?.type === 'database');
+    if (inEnv) return inEnv;
+    const all = this.data.runtimes.filter((r) => r.type === 'database');
+    return all.length === 1 ? all[0] : undefined;
+  }
+
+  createPdb(tenantName: string, serviceName: string, body: Record<string, unknown>, user: string): Promise<Pdb> {
+    return this.change(async () => {
+      const s = this.service(tenantName, serviceName);
+      if (s.pdb) throw conflict(`Service "${serviceName}" already has a PDB ("${s.pdb.name}"); delete it first.`);
+      const pdb: Pdb = { name: requireName(body, 'PDB'), id: str(body, 'id', false) ?? randomUUID(), status: str(body, 'status', false) ?? 'ACTIVE' };
+      const db = this.databaseFor(s);
+      if (db) await this.driver(db).createPartition(db, pdb.name, undefined, [{ name: 'pdbId', value: pdb.id }, { name: 'status', value: pdb.status }], user);
+      s.pdb = pdb;
+      s.updated = this.now();
+      return pdb;
+    });
+  }
+
+  deletePdb(tenantName: string, serviceName: string, user: string): Promise<void> {
+    return this.change(async () => {
+      const s = this.service(tenantName, serviceName);
+      if (!s.pdb) throw notFound('PDB');
+      await this.removePdb(s, user);
+    });
+  }
+
+  private async removePdb(s: Service, user: string): Promise<void> {
+    const db = this.databaseFor(s);
+    if (db && s.pdb && (await this.driver(db).partitions(db)).some((p) => p.name === s.pdb!.name)) {
+      await this.driver(db).deletePartition(db, s.pdb.name, user);
+    }
+    s.pdb = null;
+    s.updated = this.now();
+  }
+
+  plugins() {
+    return this.data.plugins;
+  }
+}
+
+function sameAssociation(a: Association, b: Association): boolean {
+  return (
+    a.partition1Name === b.partition1Name &&
+    a.partition1RuntimeName === b.partition1RuntimeName &&
+    a.partition2Name === b.partition2Name &&
+    a.partition2RuntimeName === b.partition2RuntimeName
+  );
+}
