@@ -26,6 +26,7 @@ export interface WriteContext {
  */
 const CREATE_ONLY: Record<string, readonly string[]> = {
   'appserver.management.configuration.BasicDeploymentMBean': ['sourcePath'],
+  'appserver.management.configuration.PartitionMBean': ['partitionID'],
   'appserver.management.configuration.AppDeploymentMBean': ['sourcePath', 'planPath', 'planDir', 'installDir', 'stagingMode', 'planStagingMode', 'securityDDModel', 'altDescriptorPath', 'altDescriptorDir', 'versionIdentifier'],
 };
 

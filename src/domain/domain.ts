@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/load.js';
 import { type ActivationResult, ConfigService } from '../config/config-service.js';
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
+import { LifecycleService } from '../lifecycle/service.js';
 import { Deployments } from '../runtime/deployments.js';
 import { RuntimeEngine } from '../runtime/engine.js';
 import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
@@ -46,6 +47,7 @@ export class Domain {
   readonly tasks: TaskEngine;
   readonly lifecycles: Lifecycles;
   readonly deployments: Deployments;
+  readonly lifecycle: LifecycleService;
   private stateWrites: Promise<void> = Promise.resolve();
   private stateDirty = false;
 
@@ -57,7 +59,9 @@ export class Domain {
     readonly security: SecurityService,
     readonly scheduler: Scheduler,
     timings: LifecycleTimings,
+    secrets: Secrets,
   ) {
+    this.lifecycle = new LifecycleService(store, secrets, configService, () => this.topology(), () => scheduler.now());
     this.tasks = new TaskEngine(scheduler);
     this.lifecycles = new Lifecycles(runtime, this.tasks, scheduler, timings);
     this.deployments = new Deployments(runtime, this.tasks, scheduler, configService, timings.deployment);
@@ -119,7 +123,8 @@ export class Domain {
     const configService = await ConfigService.load(catalog, store, config, secrets);
     const scheduler = opts.scheduler ?? new RealScheduler();
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
-    const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings });
+    const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
+    await domain.lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
   }
 

@@ -22,7 +22,7 @@ import { pairs, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DeployRequests } from './deploy-requests.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
-import { lifecycleRoutes } from './lifecycle-routes.js';
+import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
 import { parseRequestPath } from './request-path.js';
 import { sendJson } from './send.js';
@@ -77,6 +77,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
+  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
   registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
   registerSecurityActions(actions, deps.domain.security);
   const replies = new TaskReplies(resolver, renderer);
@@ -173,7 +174,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const app = apps.application(request.url);
     if (app) return apps.handle(request, reply, app);
     const path = parseRequestPath(request.raw.url ?? '/');
-    if (path.api === 'lifecycle') return lifecycleRoutes(request, reply, path);
+    if (path.api === 'lifecycle') return lifecycle.handle(request, reply, path);
     return management.handle(request, reply, path);
   };
   app.all('/*', handle);
