@@ -12,9 +12,10 @@ program
   .option('--host <address>', 'address to listen on', '127.0.0.1')
   .option('--port <number>', 'port to listen on', (v) => Number.parseInt(v, 10), 7001)
   .option('--data-dir <dir>', 'data directory', './data')
+  .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug)', 'info')
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string }) => {
-    const server = await startServer({ host: opts.host, port: opts.port, dataDir: opts.dataDir, logLevel: opts.logLevel });
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string }) => {
+    const server = await startServer({ host: opts.host, port: opts.port, dataDir: opts.dataDir, logLevel: opts.logLevel, ...(opts.store ? { store: opts.store } : {}) });
     const stop = async () => {
       await server.close();
       process.exit(0);
@@ -27,13 +28,14 @@ program
   .command('init')
   .description('create a data directory holding a generated domain of the given size')
   .requiredOption('--data-dir <dir>', 'data directory to create')
+  .option('--store <url>', 'a postgres:// URL to create the domain in (default: SQLite in the data directory)')
   .option('--servers <n>', 'managed servers', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.servers)
   .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
   .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
-  .action(async (opts: { dataDir: string } & DomainSize) => {
-    const { dataDir, ...size } = opts;
-    const created = await initDataDir(dataDir, size);
+  .action(async (opts: { dataDir: string; store?: string } & DomainSize) => {
+    const { dataDir, store, ...size } = opts;
+    const created = await initDataDir(dataDir, size, store);
     process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
     if (created.generatedPassword) process.stdout.write(`Administrator: ${created.adminUser} / ${created.generatedPassword} (shown only this once)\n`);
   });

@@ -7,12 +7,14 @@ import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
 import { RequestStats } from '../runtime/live.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStore } from '../store/open.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
   dataDir: string;
+  /** `postgres://...` to share the domain with other servers; SQLite in the data directory otherwise. */
+  store?: string;
   logLevel?: string;
   /** Print the ready line and a generated password (the CLI does; embedded uses may not). */
   quiet?: boolean;
@@ -35,7 +37,7 @@ export interface RunningServer {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const catalog = loadCatalog();
-  const store = SqliteStore.inDir(opts.dataDir);
+  const store = openStore(opts.dataDir, opts.store);
   const opened = await Domain.open(catalog, store, {
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
@@ -77,13 +79,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 }
 
 /** Creates a data directory holding a generated domain (refuses one that already holds a domain). */
-export async function initDataDir(dataDir: string, size: DomainSize): Promise<{ adminUser?: string; generatedPassword?: string }> {
-  const store = SqliteStore.inDir(dataDir);
+export async function initDataDir(dataDir: string, size: DomainSize, storeUrl?: string): Promise<{ adminUser?: string; generatedPassword?: string }> {
+  const store = openStore(dataDir, storeUrl);
   await store.open();
   const exists = (await store.getMeta('created')) !== undefined;
   await store.close();
-  if (exists) throw new Error(`${dataDir} already holds a domain`);
-  const opened = await Domain.open(loadCatalog(), SqliteStore.inDir(dataDir), {
+  if (exists) throw new Error(`${storeUrl ?? dataDir} already holds a domain`);
+  const opened = await Domain.open(loadCatalog(), openStore(dataDir, storeUrl), {
     adminUser: process.env.APPSERVER_ADMIN_USER,
     adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',

@@ -3,7 +3,7 @@
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
-import type { ActivationRecord, BeanChanges, Store, StoredBean, StoredSession } from '../store/store.js';
+import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
 import { type BeanRecord, type BeanTree, childKey, isWithin, itemKey, keyOfIdentity, upKey } from '../tree/records.js';
 import type { BeanNode } from '../tree/resolve.js';
 import { Mutex } from './mutex.js';
@@ -58,6 +58,8 @@ export class ConfigService {
   private readonly sessions = new Map<string, EditSession>();
   private readonly refs: ReferenceIndex;
   private readonly mutex = new Mutex();
+  /** Stored revision of each session, for compare-and-set writes. */
+  private readonly revs = new Map<string, number>();
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
   private sessionListeners: (() => void)[] = [];
@@ -81,16 +83,80 @@ export class ConfigService {
     service.records = await store.activations(LISTED_ACTIVATIONS);
     // What recent activations touched, so sessions pending across a restart still see conflicts.
     for (const r of [...service.records].reverse()) service.recent.push(touchedBy(r.version, r.changes as ChangeSummary[]));
-    for (const stored of await store.sessions()) {
-      const session = new EditSession(stored.info as SessionInfo, config);
-      session.restore(stored.changes as [string, Change][]);
-      service.sessions.set(stored.name, session);
-    }
-    if (!service.sessions.has(DEFAULT_SESSION)) {
-      const info: SessionInfo = { name: DEFAULT_SESSION, partition: null, creator: 'system', description: 'The default edit session', owner: null, baseVersion: version };
-      service.sessions.set(DEFAULT_SESSION, new EditSession(info, config));
-    }
+    await service.loadSessions();
     return service;
+  }
+
+  /** (Re)reads every edit session from the store. */
+  private async loadSessions(): Promise<void> {
+    this.sessions.clear();
+    this.revs.clear();
+    for (const row of await this.store.sessions()) {
+      const session = new EditSession(row.info as SessionInfo, this.config);
+      session.restore(row.changes as [string, Change][]);
+      this.sessions.set(row.name, session);
+      this.revs.set(row.name, row.rev ?? 0);
+    }
+    if (!this.sessions.has(DEFAULT_SESSION)) {
+      const info: SessionInfo = { name: DEFAULT_SESSION, partition: null, creator: 'system', description: 'The default edit session', owner: null, baseVersion: this.version };
+      this.sessions.set(DEFAULT_SESSION, new EditSession(info, this.config));
+    }
+  }
+
+  /** Writes a session only if no other server changed it since it was read. */
+  private async saveSession(s: EditSession): Promise<void> {
+    const rev = await this.store.putSession(stored(s), this.revs.get(s.info.name) ?? 0);
+    this.revs.set(s.info.name, rev);
+  }
+
+  /**
+   * Runs an edit operation alone. On a shared store, another server may have moved first: the
+   * operation then sees the store's state and runs once more against it.
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!(err instanceof StoreConflict)) throw err;
+        await this.reloadLocked();
+        return fn();
+      }
+    });
+  }
+
+  /** Picks up what other servers sharing the store activated, and their session changes. */
+  sync(): Promise<void> {
+    return this.mutex.run(() => this.reloadLocked());
+  }
+
+  private async reloadLocked(): Promise<void> {
+    for (const record of await this.store.activationsSince(this.version)) await this.applyRemote(record);
+    await this.loadSessions();
+    this.sessionsChanged();
+  }
+
+  /** Applies an activation another server made: the beans it touched are read again from the store. */
+  private async applyRemote(record: ActivationRecord): Promise<void> {
+    const changes = record.changes as ChangeSummary[];
+    const keys = [...new Set(changes.map((c) => keyOfIdentity(c.identity)))];
+    const rows = await this.store.loadSubtrees('config', keys);
+    for (const key of keys) {
+      for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
+      if (key !== '') this.config.remove(key);
+    }
+    for (const row of rows.sort((a, b) => depth(a.key) - depth(b.key) || a.ord - b.ord)) {
+      const bean = { type: row.type, values: row.values };
+      this.config.putRaw(row.key, bean, row.collection, row.name, row.ord);
+      this.refs.add(row.key, bean);
+    }
+    this.version = record.version;
+    this.records.unshift(record);
+    if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
+    this.recent.push(touchedBy(record.version, changes));
+    if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
+    const result: ActivationResult = { version: record.version, changes, restartRequired: record.restartRequired, keys };
+    for (const l of this.listeners) await l(result);
   }
 
   onActivation(listener: ActivationListener): void {
@@ -128,13 +194,14 @@ export class ConfigService {
   }
 
   async createSession(name: string, partition: string | null, creator: string, description: string): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const problem = nameProblem(name);
       if (problem) throw badRequest(`The edit session name ${problem}.`, 'name');
       if (this.sessions.has(name)) throw badRequest(`The edit session '${name}' already exists.`, 'name');
       const info: SessionInfo = { name, partition, creator, description, owner: null, baseVersion: this.version };
       const s = new EditSession(info, this.config);
-      await this.store.putSession(stored(s));
+      this.revs.set(name, 0);
+      await this.saveSession(s);
       this.sessions.set(name, s);
       this.sessionsChanged();
     });
@@ -142,7 +209,7 @@ export class ConfigService {
 
   /** Destroys a named session: its owner may, and an administrator may even with unactivated changes. */
   async destroySession(name: string, user: string, isAdmin: boolean): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(name);
       if (name === DEFAULT_SESSION) throw badRequest('The default edit session cannot be destroyed.');
       const mine = s.info.creator === user || s.info.owner === user;
@@ -168,30 +235,30 @@ export class ConfigService {
   }
 
   async startEdit(user: string, sessionName: string): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(sessionName);
       if (s.info.owner === user) return;
       this.checkNotLocked(s, user);
       s.info.owner = user;
       if (!s.hasChanges) s.info.baseVersion = this.version;
-      await this.store.putSession(stored(s));
+      await this.saveSession(s);
     });
   }
 
   async cancelEdit(user: string, sessionName: string): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(sessionName);
       if (s.info.owner === null) return;
       if (s.info.owner !== user) throw lockedBy(s);
       s.clear();
       s.info.owner = null;
       s.info.baseVersion = this.version;
-      await this.store.putSession(stored(s));
+      await this.saveSession(s);
     });
   }
 
   async activate(user: string, sessionName: string): Promise<ActivationResult> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(sessionName);
       if (s.info.owner !== user) {
         if (s.info.owner === null) throw badRequest(`Not edit lock owner: there are no changes to activate in the edit session '${s.info.name}' (start an edit with changeManager/startEdit first).`);
@@ -202,7 +269,7 @@ export class ConfigService {
   }
 
   async resolve(user: string, sessionName: string, force: boolean): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(sessionName);
       if (s.info.owner !== user) throw notEditor('resolve');
       if (!force) {
@@ -217,7 +284,7 @@ export class ConfigService {
         }
       }
       s.info.baseVersion = this.version;
-      await this.store.putSession(stored(s));
+      await this.saveSession(s);
     });
   }
 
@@ -243,11 +310,11 @@ export class ConfigService {
 
   /** Runs a write in the session: joins the caller's open session, or runs as an implicit session. */
   private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T): Promise<T> {
-    return this.mutex.run(async () => {
+    return this.exclusive(async () => {
       const s = this.session(sessionName);
       if (s.info.owner === user) {
         const result = apply(s);
-        await this.store.putSession(stored(s));
+        await this.saveSession(s);
         return result;
       }
       this.checkNotLocked(s, user);
@@ -457,7 +524,8 @@ export class ConfigService {
       restartRequired,
       changes: summaries,
     };
-    const id = await this.store.activate({ config: write, session: after, record });
+    const { id, sessionRev } = await this.store.activate({ config: write, session: after, record }, this.version, this.revs.get(s.info.name) ?? 0);
+    this.revs.set(s.info.name, sessionRev);
     this.records.unshift({ ...record, id });
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     // The store holds the new configuration: now the memory follows.

@@ -1,5 +1,6 @@
 // The domain: its activated configuration, its runtime and its security realm, loaded from the
 // store (or created from the demo template on first start).
+import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/load.js';
 import { type ActivationResult, ConfigService } from '../config/config-service.js';
 import { Secrets } from '../config/secrets.js';
@@ -10,10 +11,11 @@ import { RuntimeEngine } from '../runtime/engine.js';
 import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
 import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
 import { TaskEngine } from '../runtime/tasks.js';
-import { type RuntimeState, RUNTIME_STATE_KEY, emptyRuntimeState } from '../runtime/state.js';
+import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
 import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
-import type { Store, StoredBean } from '../store/store.js';
+import { COMPONENTS, type Component, type Store, type StoredBean, type StoredTask } from '../store/store.js';
+import type { Task } from '../runtime/tasks.js';
 import { BeanTree } from '../tree/records.js';
 import { demoDomain } from './demo.js';
 import { type DomainSize, generateDomain } from './generate.js';
@@ -50,6 +52,12 @@ export class Domain {
   readonly lifecycle: LifecycleService;
   private stateWrites: Promise<void> = Promise.resolve();
   private stateDirty = false;
+  /** The runtime state entries as last written or read (JSON per key). */
+  private persisted = new Map<string, string>();
+  /** Component versions of the shared store this server has caught up with. */
+  private seen: Partial<Record<Component, number>> = {};
+  private syncing: Promise<void> | undefined;
+  private syncAgain = false;
 
   private constructor(
     readonly catalog: Catalog,
@@ -66,13 +74,18 @@ export class Domain {
     this.lifecycles = new Lifecycles(runtime, this.tasks, scheduler, timings);
     this.deployments = new Deployments(runtime, this.tasks, scheduler, configService, timings.deployment);
     runtime.onStateChange = () => this.saveState();
+    this.persisted = new Map(Object.entries(stateToEntries(runtime.state)).map(([k, v]) => [k, JSON.stringify(v)]));
+    // Tasks are kept in the store: every server sharing it sees them.
+    this.tasks.onSave = (tasks) => this.queueWrite(() => store.putTasks(tasks.map(storedTask)));
+    this.tasks.onDelete = (keys) => this.queueWrite(() => store.deleteTasks(keys));
+    if (store.shared) store.onChange(() => void this.sync().catch(() => undefined));
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
     configService.onActivation(async (result) => {
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
       runtime.applyActivation(result.changes, topology);
       this.saveState();
-      await this.stateWrites;
+      await this.flush();
     });
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
     configService.onSessionsChanged(() => runtime.refreshEditSessions());
@@ -89,7 +102,13 @@ export class Domain {
     await store.open();
     const security = new SecurityService(store);
     await security.load();
-    const created = (await store.getMeta('created')) === undefined;
+    // Servers starting together on an empty shared store: one creates the domain, the others wait.
+    let created = (await store.getMeta('created')) === undefined;
+    if (created && store.shared) {
+      const me = randomUUID();
+      created = (await store.initMeta('creating', me)) === me;
+      if (!created) await waitForMeta(store, 'created');
+    }
     let generatedPassword: string | undefined;
     let adminUser: string | undefined;
     let config: BeanTree;
@@ -108,34 +127,105 @@ export class Domain {
       state = emptyRuntimeState();
       // The demo shows a partition at work: the first one runs, the second waits halted.
       if (demo) state.partitions.partition1 = { state: 'RUNNING', subState: null };
-      await store.setState(RUNTIME_STATE_KEY, state);
+      await store.writeRuntimeEntries(stateToEntries(state), []);
       const user = (adminUser = opts.adminUser || 'admin');
       const password = opts.adminPassword || (generatedPassword = generatePassword());
       await security.bootstrap(user, password);
       await store.setMeta('created', new Date(now()).toISOString());
     } else {
       config = fromStored(await store.loadTree(CONFIG_TREE));
-      state = (await store.getState<RuntimeState>(RUNTIME_STATE_KEY)) ?? emptyRuntimeState();
+      state = entriesToState(await store.runtimeEntries());
+      if (!store.shared) settleInterrupted(state);
     }
-    let key = await store.getMeta('secretKey');
-    if (!key) await store.setMeta('secretKey', (key = Secrets.newKey()));
+    const key = await store.initMeta('secretKey', Secrets.newKey());
     const secrets = new Secrets(Buffer.from(key, 'base64'));
     const configService = await ConfigService.load(catalog, store, config, secrets);
     const scheduler = opts.scheduler ?? new RealScheduler();
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
     const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
     await domain.lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
+    // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.
+    domain.tasks.load(await store.tasks(), !store.shared);
+    if (store.shared) domain.tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
+    domain.seen = await store.versions();
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
   }
 
-  /** Writes the runtime state, coalescing bursts of changes into one write at a time. */
+  /** Queues a write so that writes reach the store in the order they were made. */
+  private queueWrite(write: () => Promise<void>): void {
+    this.stateWrites = this.stateWrites.then(write).catch(() => undefined);
+  }
+
+  /** Writes the runtime state entries that changed, coalescing bursts of changes into one write. */
   private saveState(): void {
     if (this.stateDirty) return;
     this.stateDirty = true;
-    this.stateWrites = this.stateWrites.then(async () => {
+    this.queueWrite(async () => {
       this.stateDirty = false;
-      await this.store.setState(RUNTIME_STATE_KEY, this.runtime.state);
+      const now = stateToEntries(this.runtime.state);
+      const put: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(now)) if (this.persisted.get(k) !== JSON.stringify(v)) put[k] = v;
+      const remove = [...this.persisted.keys()].filter((k) => !(k in now));
+      if (Object.keys(put).length === 0 && remove.length === 0) return;
+      await this.store.writeRuntimeEntries(put, remove);
+      for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
+      for (const k of remove) this.persisted.delete(k);
     });
+  }
+
+  /** Waits until every queued write reached the store. */
+  async flush(): Promise<void> {
+    await this.stateWrites;
+  }
+
+  /**
+   * Catches up with other servers sharing the store: one query for the versions of every part of
+   * the domain, then a reload of the parts that moved. Concurrent callers share one round.
+   */
+  sync(): Promise<void> {
+    if (!this.store.shared) return Promise.resolve();
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    this.syncing = (async () => {
+      try {
+        do {
+          this.syncAgain = false;
+          await this.catchUp();
+        } while (this.syncAgain);
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  private async catchUp(): Promise<void> {
+    const versions = await this.store.versions();
+    const moved = (c: Component) => versions[c] !== this.seen[c];
+    if (moved('config') || moved('sessions')) await this.configService.sync();
+    if (moved('runtime')) await this.reloadRuntime();
+    if (moved('tasks')) this.tasks.load(await this.store.tasks(), false);
+    if (moved('lifecycle')) await this.lifecycle.reload();
+    if (moved('security')) await this.security.load();
+    for (const c of COMPONENTS) this.seen[c] = versions[c];
+  }
+
+  /** Takes in runtime state changed by other servers; trees are rebuilt only if something differs. */
+  private async reloadRuntime(): Promise<void> {
+    await this.stateWrites;
+    const entries = await this.store.runtimeEntries();
+    const incoming = new Map(Object.entries(entries).map(([k, v]) => [k, JSON.stringify(v)]));
+    const same = incoming.size === this.persisted.size && [...incoming].every(([k, v]) => this.persisted.get(k) === v);
+    if (same) return;
+    this.persisted = incoming;
+    const fresh = entriesToState(entries);
+    const state = this.runtime.state;
+    for (const k of Object.keys(state) as (keyof RuntimeState)[]) delete state[k];
+    Object.assign(state, fresh);
+    state.servers[this.runtime.adminServerName] ??= 'RUNNING';
+    this.runtime.rebuild(this.topology());
   }
 
   topology(): Topology {
@@ -146,6 +236,19 @@ export class Domain {
     await this.stateWrites;
     await this.store.close();
   }
+}
+
+async function waitForMeta(store: Store, key: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await store.getMeta(key)) !== undefined) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('another server began creating the domain in this store and did not finish within a minute');
+}
+
+/** A task as the store keeps it (its identity travels with its values). */
+function storedTask(t: Task): StoredTask {
+  return { key: t.key, collection: t.collection, ord: t.ord, type: t.type, values: { ...t.values, $identity: t.identity } };
 }
 
 /** Servers a restart-requiring activation concerns: the server or cluster changed, else all. */

@@ -138,6 +138,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       );
     }
     request.principal = principal;
+    // Servers sharing a store catch up with each other's changes before they answer.
+    await deps.domain.sync();
     if (WRITE_METHODS.has(request.method)) {
       const csrf = request.headers['x-requested-by'];
       if (typeof csrf !== 'string' || csrf.trim() === '') {

@@ -1,8 +1,8 @@
 // Application deployments through the edit tree: `POST edit/appDeployments` with JSON naming a
 // source path on the server, or a multipart upload (a `model` part plus the archive), and
 // `DELETE edit/appDeployments/{name}`. Both honour `Prefer` like the lifecycle operations.
-import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { settled, waitSeconds } from '../actions/task-reply.js';
@@ -65,7 +65,13 @@ export class DeployRequests {
     if (typeof source !== 'string' || source === '') problems.push({ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." });
     const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(identityOf) : [undefined];
     if (refs.some((r) => r === undefined)) problems.push({ path: 'targets', detail: 'The targets must be references such as [{"identity": ["servers", "AdminServer"]}].' });
-    if (problems.length > 0) throw invalid(problems);
+    if (problems.length === 0 && this.domain.deployments.exists(String(name))) {
+      problems.push({ path: 'name', detail: `An application named '${String(name)}' is already deployed.` });
+    }
+    if (problems.length > 0) {
+      this.discard(upload.files);
+      throw invalid(problems);
+    }
     const stored = archive ? this.keep(String(name), archive) : String(source);
     const plan = upload.files.deploymentPlan ? this.keep(String(name), upload.files.deploymentPlan) : planPath;
     const { identity, task } = await this.domain.deployments.deploy(request.principal.user, session, {
@@ -92,12 +98,18 @@ export class DeployRequests {
     return ctx.urls.href(['domainRuntime', ...task.identity]);
   }
 
+  /** Removes the staged files of a refused upload. */
+  private discard(files: Record<string, string>): void {
+    for (const path of Object.values(files)) rmSync(dirname(path), { recursive: true, force: true });
+  }
+
   /** Moves an uploaded file to the application's own folder. */
   private keep(app: string, staged: string): string {
     const dir = join(this.uploadDir, encodeURIComponent(app));
     mkdirSync(dir, { recursive: true });
     const target = join(dir, basename(staged).replace(/^[^-]+-/, ''));
     renameSync(staged, target);
+    rmSync(dirname(staged), { recursive: true, force: true });
     return target;
   }
 }

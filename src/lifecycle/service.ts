@@ -9,7 +9,7 @@ import type { Topology } from '../config/topology.js';
 import { nameProblem } from '../config/validate.js';
 import { Mutex } from '../config/mutex.js';
 import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
-import type { Store } from '../store/store.js';
+import { type Store, StoreConflict } from '../store/store.js';
 import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver } from './drivers.js';
 import {
   type Association,
@@ -69,6 +69,8 @@ function requireName(body: Record<string, unknown>, what: string): string {
 
 export class LifecycleService {
   private data: LifecycleData = emptyLifecycle();
+  /** Stored revision of the records, for compare-and-set writes between servers. */
+  private rev = 0;
   private readonly mutex = new Mutex();
   private readonly local: LocalDriver;
   private readonly remote: RemoteDriver;
@@ -87,31 +89,41 @@ export class LifecycleService {
 
   /** Loads the records and registers this domain as a runtime (named after the domain). */
   async load(host: string, port: number): Promise<void> {
-    this.data = (await this.store.getState<LifecycleData>(LIFECYCLE_STATE_KEY)) ?? emptyLifecycle();
+    await this.reload();
     const name = this.topology().domainName;
-    if (!this.data.runtimes.some((r) => r.local)) {
-      if (this.data.runtimes.some((r) => r.name === name)) return;
+    if (this.data.runtimes.some((r) => r.local || r.name === name)) return;
+    await this.change(async () => {
       const t = this.now();
-      this.data.runtimes.unshift({ name, type: 'wls', hostName: host, port, protocol: 'http', properties: [], local: true, partitions: [], created: t, updated: t });
-      await this.save();
-    }
+      if (!this.data.runtimes.some((r) => r.local || r.name === name)) {
+        this.data.runtimes.unshift({ name, type: 'wls', hostName: host, port, protocol: 'http', properties: [], local: true, partitions: [], created: t, updated: t });
+      }
+    });
   }
 
-  private async save(): Promise<void> {
-    await this.store.setState(LIFECYCLE_STATE_KEY, this.data);
+  /** Reads the records again (another server sharing the store changed them). */
+  async reload(): Promise<void> {
+    const doc = await this.store.getDocument<LifecycleData>(LIFECYCLE_STATE_KEY);
+    this.data = doc?.value ?? emptyLifecycle();
+    this.rev = doc?.rev ?? 0;
   }
 
-  /** Runs a change; the records are restored if it fails, and saved if it succeeds. */
+  /**
+   * Runs a change; the records are restored if it fails, and saved if it succeeds. If another
+   * server changed them first, the change runs again on their records.
+   */
   private change<T>(fn: () => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
-      const before = structuredClone(this.data);
-      try {
-        const result = await fn();
-        await this.save();
-        return result;
-      } catch (err) {
-        this.data = before;
-        throw err;
+      for (let attempt = 0; ; attempt++) {
+        const before = structuredClone(this.data);
+        try {
+          const result = await fn();
+          this.rev = await this.store.putDocument(LIFECYCLE_STATE_KEY, this.data, this.rev);
+          return result;
+        } catch (err) {
+          this.data = before;
+          if (!(err instanceof StoreConflict) || attempt > 0) throw err;
+          await this.reload();
+        }
       }
     });
   }

@@ -70,3 +70,74 @@ export function highestPartitionState(states: string[]): string | undefined {
   for (const s of states) if (best === undefined || PARTITION_ORDER.indexOf(s) > PARTITION_ORDER.indexOf(best)) best = s;
   return best;
 }
+
+/**
+ * The state as independent entries (one per server, partition, resource group...), so servers
+ * sharing a store write only what they changed and never overwrite each other's changes.
+ */
+export function stateToEntries(state: RuntimeState): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (value: unknown, ...parts: string[]) => (out[JSON.stringify(parts)] = value);
+  for (const [name, s] of Object.entries(state.servers)) put(s, 'server', name);
+  for (const [name, p] of Object.entries(state.partitions)) put(p, 'partition', name);
+  for (const [p, servers] of Object.entries(state.partitionServers ?? {})) for (const [s, d] of Object.entries(servers)) put(d, 'partitionServer', p, s);
+  for (const [key, s] of Object.entries(state.resourceGroups)) put(s, 'resourceGroup', key);
+  for (const name of Object.keys(state.restartRequired ?? {})) put(true, 'restartRequired', name);
+  for (const [name, s] of Object.entries(state.applications ?? {})) put(s, 'application', name);
+  for (const [key, s] of Object.entries(state.dataSources ?? {})) put(s, 'dataSource', key);
+  return out;
+}
+
+export function entriesToState(entries: Record<string, unknown>): RuntimeState {
+  const state = emptyRuntimeState();
+  for (const [key, value] of Object.entries(entries)) {
+    const [kind, a, b] = JSON.parse(key) as string[];
+    switch (kind) {
+      case 'server':
+        state.servers[a!] = value as ServerState;
+        break;
+      case 'partition':
+        state.partitions[a!] = value as PartitionState;
+        break;
+      case 'partitionServer':
+        ((state.partitionServers ??= {})[a!] ??= {})[b!] = value as string;
+        break;
+      case 'resourceGroup':
+        state.resourceGroups[a!] = value as string;
+        break;
+      case 'restartRequired':
+        (state.restartRequired ??= {})[a!] = true;
+        break;
+      case 'application':
+        (state.applications ??= {})[a!] = value as string;
+        break;
+      case 'dataSource':
+        (state.dataSources ??= {})[a!] = value as string;
+        break;
+    }
+  }
+  return state;
+}
+
+/** Where an interrupted transition would have ended: the state a restart settles it in. */
+const SETTLED: Record<string, string> = {
+  STARTING: 'RUNNING', RESUMING: 'RUNNING', SUSPENDING: 'ADMIN', FORCE_SUSPENDING: 'ADMIN',
+  SHUTTING_DOWN: 'SHUTDOWN', FORCE_SHUTTING_DOWN: 'SHUTDOWN',
+};
+const PARTITION_SETTLED: Record<string, string> = {
+  STARTING: 'RUNNING', STARTING_IN_ADMIN: 'ADMIN', BOOTING: 'BOOTED', HALTING: 'HALTED', SHUTTING_DOWN: 'BOOTED',
+  FORCE_SHUTTING_DOWN: 'BOOTED', SUSPENDING: 'ADMIN', FORCE_SUSPENDING: 'ADMIN', RESUMING: 'RUNNING', FORCE_RESTARTING: 'RUNNING',
+};
+const GROUP_SETTLED: Record<string, string> = { ...SETTLED, STARTING_IN_ADMIN: 'ADMIN' };
+
+/**
+ * After a restart of a server that ran every transition itself, nothing will finish the ones it
+ * was in the middle of: they end where they were going.
+ */
+export function settleInterrupted(state: RuntimeState): void {
+  for (const [name, s] of Object.entries(state.servers)) state.servers[name] = (SETTLED[s] ?? s) as ServerState;
+  for (const [name, p] of Object.entries(state.partitions)) state.partitions[name] = partitionWire(PARTITION_SETTLED[partitionDetailed(p)] ?? partitionDetailed(p));
+  for (const servers of Object.values(state.partitionServers ?? {})) for (const [s, d] of Object.entries(servers)) servers[s] = PARTITION_SETTLED[d] ?? d;
+  for (const [key, s] of Object.entries(state.resourceGroups)) state.resourceGroups[key] = GROUP_SETTLED[s] ?? s;
+  for (const [app, s] of Object.entries(state.applications ?? {})) if (s === 'STATE_NEW') state.applications![app] = 'STATE_ACTIVE';
+}

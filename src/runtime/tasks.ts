@@ -9,6 +9,10 @@ export type TaskStatus = 'TASK IN PROGRESS' | 'TASK COMPLETED' | 'FAILED';
 export interface Task {
   name: string;
   type: string;
+  /** Key of the collection the task is listed in. */
+  collection: string;
+  /** Creation order. */
+  ord: number;
   /** Key of the owning bean in its tree; the task's key is `<owner>/tasks/<name>`. */
   ownerKey: string;
   key: string;
@@ -27,6 +31,9 @@ export const TASKS_PER_OWNER = 100;
 
 export class TaskEngine implements TreeSource {
   private seq = 0;
+  /** Persistence hooks: tasks created or changed, and tasks removed. */
+  onSave: (tasks: Task[]) => void = () => {};
+  onDelete: (keys: string[]) => void = () => {};
   /** collection key (`<owner>/tasks` or `<task>/subTasks`) -> tasks in creation order */
   private readonly collections = new Map<string, Task[]>();
   private readonly byKey = new Map<string, Task>();
@@ -54,6 +61,7 @@ export class TaskEngine implements TreeSource {
     if (earlier) {
       this.drop(earlier);
       this.collections.set(collection, (this.collections.get(collection) ?? []).filter((t) => t !== earlier));
+      this.onDelete([earlier.key]);
     }
     const task = this.make(owner.key, collection, [...owner.identity, 'deploymentProgressObjects', app], app, DEPLOYMENT, { id: String(this.seq++), applicationName: app, ...fields }, 'deployment');
     this.trim(collection);
@@ -71,6 +79,8 @@ export class TaskEngine implements TreeSource {
     const task: Task = {
       name,
       type,
+      collection,
+      ord: this.seq++,
       ownerKey,
       key: itemKey(collection, name),
       identity,
@@ -102,13 +112,68 @@ export class TaskEngine implements TreeSource {
               };
         Object.assign(task.values, { ...outcome, progress: error ? 'failed' : 'success', completed: true, endTimeAsLong: end, endTime: end });
         settle();
+        this.onSave([task]);
       },
     };
-    const list = this.collections.get(collection) ?? [];
-    list.push(task);
-    this.collections.set(collection, list);
-    this.byKey.set(task.key, task);
+    this.index(task);
+    this.onSave([task]);
     return task;
+  }
+
+  private index(task: Task): void {
+    const list = this.collections.get(task.collection) ?? [];
+    list.push(task);
+    this.collections.set(task.collection, list);
+    this.byKey.set(task.key, task);
+  }
+
+  /**
+   * Takes in the tasks kept in the store (at start-up, or when another server sharing it changed
+   * them). Tasks running here stay as they are. `orphansFailed`: a task the store holds as running
+   * but that nobody runs any more (the server stopped during it) is marked failed.
+   */
+  load(rows: { key: string; collection: string; ord: number; type: string; values: Record<string, unknown> }[], orphansFailed: boolean): void {
+    const running = [...this.byKey.values()].filter((t) => !t.values.completed);
+    this.collections.clear();
+    this.byKey.clear();
+    const kept = new Set(running.map((t) => t.key));
+    for (const t of running) this.index(t);
+    const orphans: Task[] = [];
+    for (const row of rows.sort((a, b) => a.ord - b.ord)) {
+      if (kept.has(row.key)) continue;
+      const task: Task = {
+        name: row.key.slice(row.key.lastIndexOf('/') + 1),
+        type: row.type,
+        collection: row.collection,
+        ord: row.ord,
+        ownerKey: '',
+        key: row.key,
+        identity: row.values.$identity as string[],
+        values: row.values,
+        subTasks: [],
+        done: Promise.resolve(),
+        finish: () => {},
+      };
+      this.index(task);
+      this.seq = Math.max(this.seq, row.ord + 1);
+      if (orphansFailed && !row.values.completed) orphans.push(task);
+    }
+    for (const t of this.byKey.values()) {
+      const parent = this.byKey.get(t.collection.slice(0, t.collection.lastIndexOf('/subTasks')));
+      if (t.collection.endsWith('/subTasks') && parent && !parent.subTasks.includes(t)) parent.subTasks.push(t);
+    }
+    for (const t of orphans) {
+      const values = t.values;
+      const error = 'The server stopped before this task completed.';
+      Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
+      Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
+    }
+    if (orphans.length > 0) this.onSave(orphans);
+  }
+
+  /** Starts numbering tasks from `seq` (servers sharing a store number from distinct bases). */
+  numberFrom(seq: number): void {
+    this.seq = Math.max(this.seq, seq);
   }
 
   /** Completes a parent when all its sub-tasks have: failed if any failed. */
@@ -124,15 +189,10 @@ export class TaskEngine implements TreeSource {
     const list = this.collections.get(collection);
     if (!list) return;
     const keep = list.filter((t) => !t.values.completed || (t.values.endTimeAsLong as number) >= before);
-    for (const t of list) if (!keep.includes(t)) this.drop(t);
+    const gone = list.filter((t) => !keep.includes(t));
+    for (const t of gone) this.drop(t);
     this.collections.set(collection, keep);
-  }
-
-  /** Forgets every task of an owner (the bean is gone). */
-  forget(ownerKey: string): void {
-    const collection = childKey(ownerKey, 'tasks');
-    for (const t of this.collections.get(collection) ?? []) this.drop(t);
-    this.collections.delete(collection);
+    if (gone.length > 0) this.onDelete(gone.map((t) => t.key));
   }
 
   task(key: string): Task | undefined {
@@ -156,18 +216,23 @@ export class TaskEngine implements TreeSource {
   purgeDeployments(ownerKey: string): void {
     const collection = childKey(ownerKey, 'deploymentProgressObjects');
     const list = this.collections.get(collection) ?? [];
-    for (const t of list) if (t.values.completed) this.drop(t);
+    const gone = list.filter((t) => t.values.completed);
+    for (const t of gone) this.drop(t);
     this.collections.set(collection, list.filter((t) => !t.values.completed));
+    if (gone.length > 0) this.onDelete(gone.map((t) => t.key));
   }
 
   private trim(collection: string): void {
     const list = this.collections.get(collection)!;
+    const gone: string[] = [];
     while (list.length > TASKS_PER_OWNER) {
       const i = list.findIndex((t) => t.values.completed);
       if (i < 0) break;
+      gone.push(list[i]!.key);
       this.drop(list[i]!);
       list.splice(i, 1);
     }
+    if (gone.length > 0) this.onDelete(gone);
   }
 
   private drop(t: Task): void {

@@ -1,5 +1,6 @@
-// The storage interface. Everything durable goes through it; SQLite is the embedded default.
-// Methods are asynchronous so that a networked database can implement the same interface.
+// The storage interface. Everything durable goes through it: SQLite is the embedded default, and
+// PostgreSQL lets several servers share one domain. Every write bumps the version of the part of
+// the domain it changed, in the same transaction, so servers sharing a store can tell what to reload.
 
 /** One bean of a stored tree. `collection`/`name` place items in their collection; `ord` keeps their order. */
 export interface StoredBean {
@@ -34,6 +35,8 @@ export interface StoredSession {
   name: string;
   info: unknown;
   changes: [string, unknown][];
+  /** Revision, for compare-and-set between servers sharing the store. */
+  rev?: number;
 }
 
 /** What one activation changed, for the record readable through the API. */
@@ -56,16 +59,41 @@ export interface ActivationWrite {
   record: Omit<ActivationRecord, 'id'>;
 }
 
+/** A task or deployment progress object as stored (visible to every server sharing the store). */
+export interface StoredTask {
+  key: string;
+  collection: string;
+  ord: number;
+  type: string;
+  values: Record<string, unknown>;
+}
+
+/** Parts of the domain whose versions tell servers sharing a store what to reload. */
+export type Component = 'config' | 'sessions' | 'runtime' | 'tasks' | 'lifecycle' | 'security';
+export const COMPONENTS: Component[] = ['config', 'sessions', 'runtime', 'tasks', 'lifecycle', 'security'];
+
+/** A compare-and-set lost: another server changed the record first. */
+export class StoreConflict extends Error {}
+
 export interface Store {
+  /** True when other servers may change the store (their changes must be picked up). */
+  readonly shared: boolean;
+  /** A short description for logs (never a password). */
+  readonly description: string;
+
   /** Creates or migrates the schema. */
   open(): Promise<void>;
   close(): Promise<void>;
 
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /** Sets a meta value only if none is set; returns the value in force. */
+  initMeta(key: string, value: string): Promise<string>;
 
   /** Every bean of a tree ('config' is the activated configuration). */
   loadTree(tree: string): Promise<StoredBean[]>;
+  /** The beans at these keys and below. */
+  loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]>;
   /** Applies changes to a tree atomically. */
   writeTree(tree: string, changes: BeanChanges): Promise<void>;
 
@@ -77,14 +105,34 @@ export interface Store {
   deleteGroup(name: string): Promise<void>;
 
   sessions(): Promise<StoredSession[]>;
-  putSession(session: StoredSession): Promise<void>;
+  /** Writes a session if it is still at `expectedRev` (undefined: whatever it is); returns its new revision. */
+  putSession(session: StoredSession, expectedRev?: number): Promise<number>;
   deleteSession(name: string): Promise<void>;
-  /** Applies an activation in one transaction: configuration, session, record, version. */
-  activate(write: ActivationWrite): Promise<number>;
+  /**
+   * Applies an activation in one transaction (configuration, session, record, version), provided
+   * the configuration is still at `expectedVersion`; throws StoreConflict otherwise.
+   */
+  activate(write: ActivationWrite, expectedVersion: number, sessionRev?: number): Promise<{ id: number; sessionRev: number }>;
   /** The most recent activations, newest first. */
   activations(limit: number): Promise<ActivationRecord[]>;
+  /** Activations after a configuration version, oldest first. */
+  activationsSince(version: number): Promise<ActivationRecord[]>;
 
-  /** Small JSON documents (runtime desired states and the like). */
-  getState<T>(key: string): Promise<T | undefined>;
-  setState(key: string, value: unknown): Promise<void>;
+  /** Runtime state entries (one per server, partition, resource group...). */
+  runtimeEntries(): Promise<Record<string, unknown>>;
+  writeRuntimeEntries(put: Record<string, unknown>, remove: string[]): Promise<void>;
+
+  tasks(): Promise<StoredTask[]>;
+  putTasks(tasks: StoredTask[]): Promise<void>;
+  deleteTasks(keys: string[]): Promise<void>;
+
+  /** JSON documents with a revision (the Lifecycle Manager's records). */
+  getDocument<T>(key: string): Promise<{ value: T; rev: number } | undefined>;
+  /** Writes a document if it is still at `expectedRev` (0: absent); returns the new revision. */
+  putDocument(key: string, value: unknown, expectedRev: number): Promise<number>;
+
+  /** Versions of every component. */
+  versions(): Promise<Record<Component, number>>;
+  /** Calls `fn` when another server changes a component (shared stores). */
+  onChange(fn: (component: Component) => void): void;
 }

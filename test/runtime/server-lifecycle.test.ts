@@ -242,3 +242,15 @@ test('an Operator may start and stop servers; a Monitor and a Deployer may not',
   assert.equal(await lcState('ms1'), 'SHUTDOWN');
   assert.deepEqual(await running(), ['AdminServer', 'ms2']);
 });
+
+test('a server caught starting by a restart of the administration server does not stay STARTING', async () => {
+  assert.equal(await lcState('ms1'), 'SHUTDOWN');
+  assertAccepted(await admin.post(`${LC}/ms1/start`, {}, ASYNC), 'start ms1');
+  assert.equal(await lcState('ms1'), 'STARTING');
+  // The restarted process loses the step that would have ended the start.
+  srv = await srv.restart();
+  admin = srv.admin;
+  srv.advance(10_000);
+  const state = await lcState('ms1');
+  assert.ok(['RUNNING', 'SHUTDOWN'].includes(state), `ms1 is ${state} after the restart; 'start' is refused in that state and nothing completes it`);
+});

@@ -1,0 +1,30 @@
+// Schema migrations, applied in order inside one transaction; a store remembers the last one it ran.
+// The two dialects differ only in how an auto-numbered key is declared.
+
+export interface Migration {
+  version: number;
+  sql: (dialect: 'sqlite' | 'postgres') => string[];
+}
+
+const autoId = (d: 'sqlite' | 'postgres') => (d === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGSERIAL PRIMARY KEY');
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    sql: (d) => [
+      'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+      'CREATE TABLE versions (component TEXT PRIMARY KEY, version BIGINT NOT NULL)',
+      `CREATE TABLE beans (
+         tree TEXT NOT NULL, key TEXT NOT NULL, collection TEXT, name TEXT, ord BIGINT NOT NULL DEFAULT 0,
+         type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tree, key))`,
+      "CREATE TABLE users (name TEXT PRIMARY KEY, hash TEXT NOT NULL, description TEXT NOT NULL DEFAULT '')",
+      "CREATE TABLE groups (name TEXT PRIMARY KEY, description TEXT NOT NULL DEFAULT '')",
+      'CREATE TABLE group_members (grp TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (grp, member))',
+      'CREATE TABLE sessions (name TEXT PRIMARY KEY, info TEXT NOT NULL, changes TEXT NOT NULL, rev BIGINT NOT NULL)',
+      `CREATE TABLE activations (id ${autoId(d)}, version BIGINT NOT NULL, data TEXT NOT NULL)`,
+      'CREATE TABLE runtime (key TEXT PRIMARY KEY, data TEXT NOT NULL)',
+      'CREATE TABLE tasks (key TEXT PRIMARY KEY, collection TEXT NOT NULL, ord BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL)',
+      'CREATE TABLE documents (key TEXT PRIMARY KEY, data TEXT NOT NULL, rev BIGINT NOT NULL)',
+    ],
+  },
+];

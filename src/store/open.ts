@@ -1,0 +1,18 @@
+// Picks the store: SQLite in the data directory by default, PostgreSQL for a postgres:// URL.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PostgresDriver } from './postgres/postgres-driver.js';
+import { SqlStore } from './sql-store.js';
+import { SqliteDriver } from './sqlite/sqlite-driver.js';
+import type { Store } from './store.js';
+
+export function openStore(dataDir: string, url?: string): Store {
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const safe = url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@');
+    return new SqlStore(new PostgresDriver(url), true, `PostgreSQL ${safe}`);
+  }
+  if (url && url !== 'sqlite') throw new Error(`unsupported store '${url}': use a postgres:// URL, or leave it out for SQLite`);
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'domain.db');
+  return new SqlStore(new SqliteDriver(file), false, `SQLite ${file}`);
+}

@@ -1,0 +1,320 @@
+// The store over a SQL database (SQLite or PostgreSQL, through a small driver). Writes bump the
+// version of the component they change in the same transaction and, on PostgreSQL, notify the
+// other servers when the transaction commits.
+import { MIGRATIONS } from './migrations.js';
+import type { SqlClient, SqlDriver } from './sql.js';
+import {
+  type ActivationRecord,
+  type ActivationWrite,
+  type BeanChanges,
+  COMPONENTS,
+  type Component,
+  type Store,
+  StoreConflict,
+  type StoredBean,
+  type StoredGroup,
+  type StoredSession,
+  type StoredTask,
+  type StoredUser,
+} from './store.js';
+
+interface BeanRow {
+  key: string;
+  collection: string | null;
+  name: string | null;
+  ord: number | string;
+  type: string;
+  data: string;
+}
+
+const NOTIFY_CHANNEL = 'appserver_changes';
+
+export class SqlStore implements Store {
+  private listeners: ((c: Component) => void)[] = [];
+
+  constructor(
+    private readonly db: SqlDriver,
+    readonly shared: boolean,
+    readonly description: string,
+  ) {}
+
+  async open(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // Servers starting together on one database take turns migrating it.
+      if (this.db.dialect === 'postgres') await tx.all('SELECT pg_advisory_xact_lock(7001)');
+      await tx.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+      const row = (await tx.all<{ version: number }>('SELECT version FROM schema_version'))[0];
+      let version = Number(row?.version ?? 0);
+      for (const m of MIGRATIONS) {
+        if (m.version <= version) continue;
+        for (const sql of m.sql(this.db.dialect)) await tx.run(sql);
+        version = m.version;
+      }
+      await tx.run('DELETE FROM schema_version');
+      await tx.run('INSERT INTO schema_version (version) VALUES (?)', [version]);
+      for (const c of COMPONENTS) await tx.run('INSERT INTO versions (component, version) VALUES (?, 0) ON CONFLICT (component) DO NOTHING', [c]);
+    });
+    if (this.shared && this.db.listen) {
+      await this.db.listen(NOTIFY_CHANNEL, (payload) => {
+        for (const l of this.listeners) l(payload as Component);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  onChange(fn: (component: Component) => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** Bumps a component's version inside a write and tells the other servers at commit. */
+  private async bump(tx: SqlClient, ...components: Component[]): Promise<void> {
+    for (const c of components) {
+      await tx.run('UPDATE versions SET version = version + 1 WHERE component = ?', [c]);
+      if (this.db.notifySql) await tx.all(this.db.notifySql, [c]);
+    }
+  }
+
+  private write<T>(components: Component[], fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const result = await fn(tx);
+      await this.bump(tx, ...components);
+      return result;
+    });
+  }
+
+  async versions(): Promise<Record<Component, number>> {
+    const rows = await this.db.all<{ component: Component; version: number | string }>('SELECT component, version FROM versions');
+    const out = {} as Record<Component, number>;
+    for (const r of rows) out[r.component] = Number(r.version);
+    return out;
+  }
+
+  // ---- meta ----
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return (await this.db.all<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]))[0]?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async initMeta(key: string, value: string): Promise<string> {
+    await this.db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [key, value]);
+    return (await this.getMeta(key))!;
+  }
+
+  // ---- bean trees ----
+
+  private beans(rows: BeanRow[]): StoredBean[] {
+    return rows.map((r) => ({ key: r.key, collection: r.collection, name: r.name, ord: Number(r.ord), type: r.type, values: JSON.parse(r.data) }));
+  }
+
+  async loadTree(tree: string): Promise<StoredBean[]> {
+    return this.beans(await this.db.all<BeanRow>('SELECT key, collection, name, ord, type, data FROM beans WHERE tree = ? ORDER BY ord', [tree]));
+  }
+
+  async loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]> {
+    const out: StoredBean[] = [];
+    for (const key of keys) {
+      // '/' + 1 is '0': the range covers every key below this one.
+      const rows = await this.db.all<BeanRow>(
+        'SELECT key, collection, name, ord, type, data FROM beans WHERE tree = ? AND (key = ? OR (key >= ? AND key < ?)) ORDER BY ord',
+        [tree, key, `${key}/`, `${key}0`],
+      );
+      out.push(...this.beans(rows));
+    }
+    return out;
+  }
+
+  private async applyTree(tx: SqlClient, tree: string, changes: BeanChanges): Promise<void> {
+    for (const key of changes.remove) {
+      await tx.run('DELETE FROM beans WHERE tree = ? AND (key = ? OR (key >= ? AND key < ?))', [tree, key, `${key}/`, `${key}0`]);
+    }
+    for (const b of changes.put) {
+      await tx.run(
+        `INSERT INTO beans (tree, key, collection, name, ord, type, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (tree, key) DO UPDATE SET collection = excluded.collection, name = excluded.name, ord = excluded.ord,
+         type = excluded.type, data = excluded.data`,
+        [tree, b.key, b.collection, b.name, b.ord, b.type, JSON.stringify(b.values)],
+      );
+    }
+  }
+
+  async writeTree(tree: string, changes: BeanChanges): Promise<void> {
+    await this.write(['config'], (tx) => this.applyTree(tx, tree, changes));
+  }
+
+  // ---- users and groups ----
+
+  async users(): Promise<StoredUser[]> {
+    return this.db.all<StoredUser>('SELECT name, hash, description FROM users ORDER BY name');
+  }
+
+  async putUser(user: StoredUser): Promise<void> {
+    await this.write(['security'], (tx) =>
+      tx.run('INSERT INTO users (name, hash, description) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, description = excluded.description', [
+        user.name,
+        user.hash,
+        user.description,
+      ]),
+    );
+  }
+
+  async deleteUser(name: string): Promise<void> {
+    await this.write(['security'], async (tx) => {
+      await tx.run('DELETE FROM group_members WHERE member = ?', [name]);
+      await tx.run('DELETE FROM users WHERE name = ?', [name]);
+    });
+  }
+
+  async groups(): Promise<StoredGroup[]> {
+    const groups = await this.db.all<Omit<StoredGroup, 'members'>>('SELECT name, description FROM groups ORDER BY name');
+    const members = await this.db.all<{ grp: string; member: string }>('SELECT grp, member FROM group_members ORDER BY member');
+    return groups.map((g) => ({ ...g, members: members.filter((m) => m.grp === g.name).map((m) => m.member) }));
+  }
+
+  async putGroup(group: StoredGroup): Promise<void> {
+    await this.write(['security'], async (tx) => {
+      await tx.run('INSERT INTO groups (name, description) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET description = excluded.description', [group.name, group.description]);
+      await tx.run('DELETE FROM group_members WHERE grp = ?', [group.name]);
+      for (const m of group.members) await tx.run('INSERT INTO group_members (grp, member) VALUES (?, ?)', [group.name, m]);
+    });
+  }
+
+  async deleteGroup(name: string): Promise<void> {
+    await this.write(['security'], async (tx) => {
+      await tx.run('DELETE FROM group_members WHERE grp = ? OR member = ?', [name, name]);
+      await tx.run('DELETE FROM groups WHERE name = ?', [name]);
+    });
+  }
+
+  // ---- edit sessions and activations ----
+
+  async sessions(): Promise<StoredSession[]> {
+    const rows = await this.db.all<{ name: string; info: string; changes: string; rev: number | string }>('SELECT name, info, changes, rev FROM sessions ORDER BY name');
+    return rows.map((r) => ({ name: r.name, info: JSON.parse(r.info), changes: JSON.parse(r.changes), rev: Number(r.rev) }));
+  }
+
+  private async writeSession(tx: SqlClient, session: StoredSession, expectedRev: number | undefined): Promise<number> {
+    const info = JSON.stringify(session.info);
+    const changes = JSON.stringify(session.changes);
+    if (expectedRev === undefined) {
+      const rows = await tx.all<{ rev: number | string }>(
+        `INSERT INTO sessions (name, info, changes, rev) VALUES (?, ?, ?, 1)
+         ON CONFLICT (name) DO UPDATE SET info = excluded.info, changes = excluded.changes, rev = sessions.rev + 1 RETURNING rev`,
+        [session.name, info, changes],
+      );
+      return Number(rows[0]!.rev);
+    }
+    if (expectedRev === 0) {
+      const r = await tx.run('INSERT INTO sessions (name, info, changes, rev) VALUES (?, ?, ?, 1) ON CONFLICT (name) DO NOTHING', [session.name, info, changes]);
+      if (r.changes === 0) throw new StoreConflict(`edit session ${session.name} was created elsewhere`);
+      return 1;
+    }
+    const r = await tx.run('UPDATE sessions SET info = ?, changes = ?, rev = rev + 1 WHERE name = ? AND rev = ?', [info, changes, session.name, expectedRev]);
+    if (r.changes === 0) throw new StoreConflict(`edit session ${session.name} changed elsewhere`);
+    return expectedRev + 1;
+  }
+
+  async putSession(session: StoredSession, expectedRev?: number): Promise<number> {
+    return this.write(['sessions'], (tx) => this.writeSession(tx, session, expectedRev));
+  }
+
+  async deleteSession(name: string): Promise<void> {
+    await this.write(['sessions'], (tx) => tx.run('DELETE FROM sessions WHERE name = ?', [name]));
+  }
+
+  async activate(write: ActivationWrite, expectedVersion: number, sessionRev?: number): Promise<{ id: number; sessionRev: number }> {
+    return this.write(['config', 'sessions'], async (tx) => {
+      // The configuration must still be the one the activation was computed against.
+      const moved = await tx.run(
+        "UPDATE meta SET value = ? WHERE key = 'configVersion' AND value = ?",
+        [String(write.record.version), String(expectedVersion)],
+      );
+      if (moved.changes === 0) {
+        if (expectedVersion !== 0 || (await tx.all("SELECT 1 FROM meta WHERE key = 'configVersion'")).length > 0) {
+          throw new StoreConflict('the configuration was activated elsewhere');
+        }
+        await tx.run("INSERT INTO meta (key, value) VALUES ('configVersion', ?)", [String(write.record.version)]);
+      }
+      await this.applyTree(tx, 'config', write.config);
+      const rev = await this.writeSession(tx, write.session, sessionRev);
+      const insert = this.db.dialect === 'postgres' ? 'INSERT INTO activations (version, data) VALUES (?, ?) RETURNING id' : 'INSERT INTO activations (version, data) VALUES (?, ?)';
+      const r = await tx.run(insert, [write.record.version, JSON.stringify(write.record)]);
+      return { id: r.lastId ?? 0, sessionRev: rev };
+    });
+  }
+
+  private records(rows: { id: number | string; data: string }[]): ActivationRecord[] {
+    return rows.map((r) => ({ ...(JSON.parse(r.data) as Omit<ActivationRecord, 'id'>), id: Number(r.id) }));
+  }
+
+  async activations(limit: number): Promise<ActivationRecord[]> {
+    return this.records(await this.db.all('SELECT id, data FROM activations ORDER BY id DESC LIMIT ?', [limit]));
+  }
+
+  async activationsSince(version: number): Promise<ActivationRecord[]> {
+    return this.records(await this.db.all('SELECT id, data FROM activations WHERE version > ? ORDER BY version', [version]));
+  }
+
+  // ---- runtime state and tasks ----
+
+  async runtimeEntries(): Promise<Record<string, unknown>> {
+    const rows = await this.db.all<{ key: string; data: string }>('SELECT key, data FROM runtime');
+    return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.data)]));
+  }
+
+  async writeRuntimeEntries(put: Record<string, unknown>, remove: string[]): Promise<void> {
+    await this.write(['runtime'], async (tx) => {
+      for (const key of remove) await tx.run('DELETE FROM runtime WHERE key = ?', [key]);
+      for (const [key, value] of Object.entries(put)) {
+        await tx.run('INSERT INTO runtime (key, data) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data', [key, JSON.stringify(value)]);
+      }
+    });
+  }
+
+  async tasks(): Promise<StoredTask[]> {
+    const rows = await this.db.all<{ key: string; collection: string; ord: number | string; type: string; data: string }>('SELECT key, collection, ord, type, data FROM tasks ORDER BY ord');
+    return rows.map((r) => ({ key: r.key, collection: r.collection, ord: Number(r.ord), type: r.type, values: JSON.parse(r.data) }));
+  }
+
+  async putTasks(tasks: StoredTask[]): Promise<void> {
+    await this.write(['tasks'], async (tx) => {
+      for (const t of tasks) {
+        await tx.run(
+          'INSERT INTO tasks (key, collection, ord, type, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data',
+          [t.key, t.collection, t.ord, t.type, JSON.stringify(t.values)],
+        );
+      }
+    });
+  }
+
+  async deleteTasks(keys: string[]): Promise<void> {
+    await this.write(['tasks'], async (tx) => {
+      for (const key of keys) await tx.run('DELETE FROM tasks WHERE key = ? OR (key >= ? AND key < ?)', [key, `${key}/`, `${key}0`]);
+    });
+  }
+
+  // ---- documents ----
+
+  async getDocument<T>(key: string): Promise<{ value: T; rev: number } | undefined> {
+    const row = (await this.db.all<{ data: string; rev: number | string }>('SELECT data, rev FROM documents WHERE key = ?', [key]))[0];
+    return row ? { value: JSON.parse(row.data) as T, rev: Number(row.rev) } : undefined;
+  }
+
+  async putDocument(key: string, value: unknown, expectedRev: number): Promise<number> {
+    return this.write(['lifecycle'], async (tx) => {
+      const data = JSON.stringify(value);
+      const r =
+        expectedRev === 0
+          ? await tx.run('INSERT INTO documents (key, data, rev) VALUES (?, ?, 1) ON CONFLICT (key) DO NOTHING', [key, data])
+          : await tx.run('UPDATE documents SET data = ?, rev = rev + 1 WHERE key = ? AND rev = ?', [data, key, expectedRev]);
+      if (r.changes === 0) throw new StoreConflict(`document ${key} changed elsewhere`);
+      return expectedRev + 1;
+    });
+  }
+}
