@@ -44,6 +44,8 @@ export interface OpenedDomain {
 }
 
 const CONFIG_TREE = 'config';
+/** How often a server sharing a store says it is alive. */
+const HEARTBEAT_MS = 5000;
 
 export class Domain {
   readonly tasks: TaskEngine;
@@ -101,7 +103,10 @@ export class Domain {
     const now = opts.now ?? Date.now;
     await store.open();
     const security = new SecurityService(store);
-    await security.load();
+    // Alone on the store, nobody else will finish transitions or tasks left unfinished.
+    const instance = randomUUID();
+    const alone = !store.shared || (await store.liveInstances(Date.now() - HEARTBEAT_MS * 3)).length === 0;
+    if (store.shared) await store.heartbeat(instance, Date.now());
     // Servers starting together on an empty shared store: one creates the domain, the others wait.
     let created = (await store.getMeta('created')) === undefined;
     if (created && store.shared) {
@@ -128,6 +133,7 @@ export class Domain {
       // The demo shows a partition at work: the first one runs, the second waits halted.
       if (demo) state.partitions.partition1 = { state: 'RUNNING', subState: null };
       await store.writeRuntimeEntries(stateToEntries(state), []);
+      await security.load();
       const user = (adminUser = opts.adminUser || 'admin');
       const password = opts.adminPassword || (generatedPassword = generatePassword());
       await security.bootstrap(user, password);
@@ -135,7 +141,8 @@ export class Domain {
     } else {
       config = fromStored(await store.loadTree(CONFIG_TREE));
       state = entriesToState(await store.runtimeEntries());
-      if (!store.shared) settleInterrupted(state);
+      if (alone) settleInterrupted(state);
+      await security.load();
     }
     const key = await store.initMeta('secretKey', Secrets.newKey());
     const secrets = new Secrets(Buffer.from(key, 'base64'));
@@ -145,10 +152,20 @@ export class Domain {
     const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
     await domain.lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
     // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.
-    domain.tasks.load(await store.tasks(), !store.shared);
+    domain.tasks.load(await store.tasks(), alone);
+    if (store.shared) domain.beat(instance);
     if (store.shared) domain.tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
     domain.seen = await store.versions();
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
+  }
+
+  private heartbeat?: { timer: NodeJS.Timeout; instance: string };
+
+  /** Says regularly that this server is alive (servers sharing a store). */
+  private beat(instance: string): void {
+    const timer = setInterval(() => void this.store.heartbeat(instance, Date.now()).catch(() => undefined), HEARTBEAT_MS);
+    timer.unref();
+    this.heartbeat = { timer, instance };
   }
 
   /** Queues a write so that writes reach the store in the order they were made. */
@@ -202,6 +219,8 @@ export class Domain {
   }
 
   private async catchUp(): Promise<void> {
+    // Our own queued writes first, so what is read back includes them.
+    await this.flush();
     const versions = await this.store.versions();
     const moved = (c: Component) => versions[c] !== this.seen[c];
     if (moved('config') || moved('sessions')) await this.configService.sync();
@@ -234,6 +253,11 @@ export class Domain {
 
   async close(): Promise<void> {
     await this.stateWrites;
+    if (this.heartbeat) {
+      clearInterval(this.heartbeat.timer);
+      // A server that stops cleanly is no longer alive at once.
+      await this.store.heartbeat(this.heartbeat.instance, 0).catch(() => undefined);
+    }
     await this.store.close();
   }
 }

@@ -129,6 +129,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // Applications answer at their own context roots, outside the management interface's security.
     if (apps.application(request.url)) return;
     if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
+    // Servers sharing a store catch up with each other's changes (users included) before they answer.
+    await deps.domain.sync();
     const principal = await deps.domain.security.authenticate(request.headers.authorization);
     if (!principal) {
       throw unauthorized(
@@ -138,8 +140,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       );
     }
     request.principal = principal;
-    // Servers sharing a store catch up with each other's changes before they answer.
-    await deps.domain.sync();
     if (WRITE_METHODS.has(request.method)) {
       const csrf = request.headers['x-requested-by'];
       if (typeof csrf !== 'string' || csrf.trim() === '') {

@@ -21,6 +21,8 @@ export interface Task {
   subTasks: Task[];
   /** Settles when the task (and all its sub-tasks) completed or failed. */
   done: Promise<void>;
+  /** Run by this server (not read from a store another server writes too). */
+  local: boolean;
   finish(error?: string): void;
 }
 
@@ -98,6 +100,7 @@ export class TaskEngine implements TreeSource {
       },
       subTasks: [],
       done,
+      local: true,
       finish: (error?: string) => {
         if (task.values.completed) return;
         const end = this.scheduler.now();
@@ -133,14 +136,15 @@ export class TaskEngine implements TreeSource {
    * but that nobody runs any more (the server stopped during it) is marked failed.
    */
   load(rows: { key: string; collection: string; ord: number; type: string; values: Record<string, unknown> }[], orphansFailed: boolean): void {
-    const running = [...this.byKey.values()].filter((t) => !t.values.completed);
+    const local = new Map([...this.byKey.values()].filter((t) => t.local).map((t) => [t.key, t]));
+    const stored = new Set(rows.map((r) => r.key));
     this.collections.clear();
     this.byKey.clear();
-    const kept = new Set(running.map((t) => t.key));
-    for (const t of running) this.index(t);
+    // Tasks run here stay (their state is fresher than the store's) unless another server purged them.
+    for (const t of local.values()) if (!t.values.completed || stored.has(t.key)) this.index(t);
     const orphans: Task[] = [];
     for (const row of rows.sort((a, b) => a.ord - b.ord)) {
-      if (kept.has(row.key)) continue;
+      if (this.byKey.has(row.key)) continue;
       const task: Task = {
         name: row.key.slice(row.key.lastIndexOf('/') + 1),
         type: row.type,
@@ -152,6 +156,7 @@ export class TaskEngine implements TreeSource {
         values: row.values,
         subTasks: [],
         done: Promise.resolve(),
+        local: false,
         finish: () => {},
       };
       this.index(task);

@@ -27,4 +27,9 @@ export const MIGRATIONS: Migration[] = [
       'CREATE TABLE documents (key TEXT PRIMARY KEY, data TEXT NOT NULL, rev BIGINT NOT NULL)',
     ],
   },
+  {
+    version: 2,
+    // Servers sharing a store say they are alive, so one starting alone can finish what others left.
+    sql: () => ['CREATE TABLE instances (id TEXT PRIMARY KEY, seen BIGINT NOT NULL)'],
+  },
 ];

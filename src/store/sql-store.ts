@@ -299,6 +299,17 @@ export class SqlStore implements Store {
     });
   }
 
+  // ---- instances ----
+
+  async heartbeat(instance: string, now: number): Promise<void> {
+    await this.db.run('INSERT INTO instances (id, seen) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen = excluded.seen', [instance, now]);
+    await this.db.run('DELETE FROM instances WHERE seen < ?', [now - 24 * 3600_000]);
+  }
+
+  async liveInstances(since: number): Promise<string[]> {
+    return (await this.db.all<{ id: string }>('SELECT id FROM instances WHERE seen >= ?', [since])).map((r) => r.id);
+  }
+
   // ---- documents ----
 
   async getDocument<T>(key: string): Promise<{ value: T; rev: number } | undefined> {

@@ -131,6 +131,11 @@ export interface Store {
   /** Writes a document if it is still at `expectedRev` (0: absent); returns the new revision. */
   putDocument(key: string, value: unknown, expectedRev: number): Promise<number>;
 
+  /** Records that a server instance is alive now. */
+  heartbeat(instance: string, now: number): Promise<void>;
+  /** Instances seen alive since `since` (epoch ms). */
+  liveInstances(since: number): Promise<string[]>;
+
   /** Versions of every component. */
   versions(): Promise<Record<Component, number>>;
   /** Calls `fn` when another server changes a component (shared stores). */

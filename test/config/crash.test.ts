@@ -3,6 +3,7 @@
 // every activation must be there whole or not at all. Three kill/restart cycles.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { storeFor } from '../support/store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,8 +33,9 @@ after(() => {
 });
 
 /** Starts `appserver-admin serve --port 0` and resolves once it prints the URL it listens on. */
-function startChild(): Promise<Child> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], {
+async function startChild(): Promise<Child> {
+  const store = await storeFor(dataDir);
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent', ...(store ? ['--store', store] : [])], {
     cwd: ROOT,
     env: { ...process.env, APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { errorItems, type ErrorItem } from '../support/edit.js';
 import { adminAuth, basic, call, type TestServer } from '../support/server.js';
+import { onPostgres, storeFor } from '../support/store.js';
 
 export type Reply = Awaited<ReturnType<typeof call>>;
 
@@ -253,4 +255,29 @@ export function filesUnder(dir: string): string[] {
 export function filesContaining(dir: string, text: string): string[] {
   const needle = Buffer.from(text, 'utf8');
   return filesUnder(dir).filter((f) => readFileSync(f).includes(needle));
+}
+
+/**
+ * Where a server's store holds `text` in clear: files of its data directory (SQLite), or tables of
+ * its database (PostgreSQL, when the tests run against it).
+ */
+export async function storedIn(dataDir: string, text: string): Promise<string[]> {
+  if (!onPostgres()) return filesContaining(dataDir, text).map((f) => f.slice(dataDir.length + 1));
+  const url = await storeFor(dataDir);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const tables = await db.query<{ schema: string; name: string }>(
+      "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')",
+    );
+    const out: string[] = [];
+    for (const t of tables.rows) {
+      const q = `SELECT count(*)::int AS n FROM "${t.schema}"."${t.name}" AS r WHERE position($1 in r::text) > 0`;
+      const found = await db.query<{ n: number }>(q, [text]);
+      if ((found.rows[0]?.n ?? 0) > 0) out.push(`${t.schema}.${t.name}`);
+    }
+    return out;
+  } finally {
+    await db.end();
+  }
 }

@@ -271,3 +271,42 @@ describe('partitions in use', () => {
     assertError(await lc.get('runtimes/demo_domain/partitions/p-used'), 404, 'the deleted runtime partition');
   });
 });
+
+describe('environments never hold partitions their runtime no longer has', () => {
+  /** Every partition of every environment, with whether its runtime still has it. */
+  async function dangling(envs: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const env of envs) {
+      for (const p of await envPartitions(lc, env)) {
+        if (!(await runtimePartitions(lc, p.runtimeName)).includes(p.name)) out.push(`${env}: ${p.runtimeName}/${p.name}`);
+      }
+    }
+    return out;
+  }
+
+  test('deprovisioning does not delete a provisioned partition that another environment now uses', async () => {
+    await createEnvironment(lc, 'prov-env', { name: 'provision', args: [wlsTier('p-moved', 'demo_domain', { resourceGroups: ['rgM'] })] });
+    // The partition moves to another environment.
+    assertEmptySuccess(await lc.del('environments/prov-env/runtimes/demo_domain/partitions/p-moved'), 200, 'remove p-moved from prov-env');
+    await createEnvironment(lc, 'other-env');
+    await addToEnvironment(lc, 'other-env', 'demo_domain', 'p-moved');
+    const r = await lc.post('environments/prov-env/deprovision', { orchestration: { name: 'deleteAll', args: [wlsTier('p-moved', 'demo_domain')] } });
+    assert.ok(r.status === 200 || r.status === 400, `deprovision prov-env: ${r.status} ${r.text.slice(0, 300)}`);
+    assert.deepEqual(await envPartitions(lc, 'other-env'), [{ runtimeName: 'demo_domain', name: 'p-moved' }]);
+    assert.ok((await configPartitions(m)).includes('p-moved'), `p-moved, used by other-env, was deleted by deprovisioning prov-env (status ${r.status})`);
+    assert.deepEqual(await dangling(['other-env']), []);
+  });
+
+  test('deleting the PDB of a service does not leave an environment holding it', async () => {
+    await createEnvironment(lc, 'pdb-env');
+    await createTenant(lc, 'tp');
+    await createService(lc, 'tp', { name: 'sp', serviceType: 'JaaS', environmentRef: 'pdb-env' });
+    await addToEnvironment(lc, 'pdb-env', 'db1', 'pdb-existing');
+    assertEmptySuccess(await lc.post('tenants/tp/services/sp/PDB', { name: 'pdb-sp', id: 'id-sp', status: 'ACTIVE' }), 201, 'PDB of sp', lc.url('tenants/tp/services/sp/PDB'));
+    assert.ok((await runtimePartitions(lc, 'db1')).includes('pdb-sp'), 'the PDB is made on the database of the environment');
+    await addToEnvironment(lc, 'pdb-env', 'db1', 'pdb-sp');
+    const r = await lc.del('tenants/tp/services/sp/PDB');
+    assert.ok(r.status === 200 || r.status === 400, `delete the PDB: ${r.status} ${r.text.slice(0, 300)}`);
+    assert.deepEqual(await dangling(['pdb-env']), [], `after DELETE PDB answered ${r.status}`);
+  });
+});

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
+import { storeFor } from './store.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
 import { ManualScheduler } from '../../src/runtime/scheduler.js';
 
@@ -99,10 +100,12 @@ export async function startRuntimeServer(
   timings?: Partial<LifecycleTimings>,
 ): Promise<RuntimeServer> {
   const scheduler = new ManualScheduler();
+  const store = await storeFor(dataDir);
   const server = await startServer({
     host: '127.0.0.1',
     port: 0,
     dataDir,
+    ...(store ? { store } : {}),
     logLevel: 'silent',
     quiet: true,
     adminUser: ADMIN.user,

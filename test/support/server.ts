@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
+import { storeFor } from './store.js';
 
 export const ADMIN = { user: 'admin', password: 'welcome1' };
 
@@ -42,11 +43,13 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const generate = options.generatePassword === true;
   let output = '';
+  const store = await storeFor(dataDir);
   const start = () =>
     startServer({
       host: '127.0.0.1',
       port: 0,
       dataDir,
+      ...(store ? { store } : {}),
       logLevel: 'silent',
       // The server prints its start-up lines (and a generated password) only when not quiet.
       quiet: !generate,

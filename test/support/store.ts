@@ -1,0 +1,31 @@
+// The store tests run against: SQLite in each data directory by default; with APPSERVER_TEST_PG
+// set to a PostgreSQL URL (as .ci/run does for its second pass), a database of its own for each
+// data directory on that server.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+const created = new Set<string>();
+
+/** The `--store` URL for a data directory, or undefined for SQLite. */
+export async function storeFor(dataDir: string): Promise<string | undefined> {
+  const base = process.env.APPSERVER_TEST_PG;
+  if (!base) return undefined;
+  const name = `t_${createHash('sha1').update(dataDir).digest('hex').slice(0, 20)}`;
+  if (!created.has(name)) {
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    try {
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    created.add(name);
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** True when the tests run against PostgreSQL. */
+export const onPostgres = () => Boolean(process.env.APPSERVER_TEST_PG);
