@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initDataDir, startServer } from '../src/cli/server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../src/domain/generate.js';
+import type { BenchStore } from './stores.js';
 
 const HEADERS = {
   authorization: `Basic ${Buffer.from('admin:welcome1').toString('base64')}`,
@@ -32,19 +33,20 @@ async function cycles(base: string, servers: string[], count: number): Promise<n
   return Number(process.hrtime.bigint() - started) / 1e6 / count;
 }
 
-async function measure(label: string, size: DomainSize | 'demo', count: number): Promise<number> {
+async function measure(label: string, size: DomainSize | 'demo', count: number, store: BenchStore): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'appserver-bench-'));
   try {
     process.env.APPSERVER_ADMIN_USER = 'admin';
     process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
-    if (size !== 'demo') await initDataDir(dataDir, size);
-    const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1' });
+    const url = await store.fresh();
+    if (size !== 'demo') await initDataDir(dataDir, size, url);
+    const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
     const servers = size === 'demo' ? ['ms1', 'ms2', 'AdminServer'] : Array.from({ length: 50 }, (_, i) => `ms${i}`);
     const base = `http://127.0.0.1:${server.port}/management/appserver/latest`;
     await cycles(base, servers, 3);
     const ms = await cycles(base, servers, count);
     await server.close();
-    console.log(`${label}: ${ms.toFixed(2)} ms per cycle (startEdit + 10 changes + activate)`);
+    console.log(`${label} on ${store.label}: ${ms.toFixed(2)} ms per cycle (startEdit + 10 changes + activate)`);
     return ms;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -65,13 +67,13 @@ async function baseline(count: number): Promise<number> {
   return ms;
 }
 
-export async function benchEditActivate(): Promise<string> {
+export async function benchEditActivate(store: BenchStore): Promise<string> {
   const count = Number(process.env.BENCH_CYCLES ?? 50);
   const bare = await baseline(count);
-  const demo = await measure('demo domain', 'demo', count);
-  const big = await measure(`generated domain (${DEFAULT_SIZE.servers} servers, ${DEFAULT_SIZE.applications} applications)`, DEFAULT_SIZE, count);
+  const demo = await measure('demo domain', 'demo', count, store);
+  const big = await measure(`generated domain (${DEFAULT_SIZE.servers} servers, ${DEFAULT_SIZE.applications} applications)`, DEFAULT_SIZE, count, store);
   const line =
-    `edit cycle: demo ${demo.toFixed(2)} ms, 1,000-server domain ${big.toFixed(2)} ms ` +
+    `edit cycle on ${store.label}: demo ${demo.toFixed(2)} ms, 1,000-server domain ${big.toFixed(2)} ms ` +
     `(ratio ${(big / demo).toFixed(2)}), bare Fastify ${bare.toFixed(2)} ms (demo / bare ${(demo / bare).toFixed(2)})`;
   console.log(line);
   return line;

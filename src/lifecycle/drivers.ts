@@ -132,7 +132,12 @@ export class RemoteDriver implements RuntimeDriver {
       throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${this.base(rt)} could not be reached: ${(err as Error).message}.` }]);
     }
     const text = await res.text();
-    const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    let json: Record<string, unknown> = {};
+    try {
+      json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${this.base(rt)} answered ${method} ${path} with ${res.status} and a body that is not JSON: is it an appserver administration server?` }]);
+    }
     if (res.status >= 400) {
       const detail = typeof json.detail === 'string' ? json.detail : JSON.stringify(json);
       throw badRequest(`Runtime '${rt.name}' refused ${method} ${path} (${res.status}): ${detail}`);
@@ -152,10 +157,25 @@ export class RemoteDriver implements RuntimeDriver {
       return { ...found, properties };
     }
     const partitionID = randomUUID();
-    await this.call(rt, 'POST', '/edit/partitions', { name, partitionID });
+    const available = await this.targetRefs(rt, propertyValues(properties, 'availableTargets') ?? propertyValues(properties, 'targets'));
+    const defaults = await this.targetRefs(rt, propertyValues(properties, 'targets') ?? propertyValues(properties, 'availableTargets'));
+    await this.call(rt, 'POST', '/edit/partitions', {
+      name,
+      partitionID,
+      ...(available ? { availableTargets: available.map((identity) => ({ identity })) } : {}),
+      ...(defaults ? { defaultTargets: defaults.map((identity) => ({ identity })) } : {}),
+    });
     try {
       for (const rg of resourceGroupsOf(properties)) {
-        await this.call(rt, 'POST', `/edit/partitions/${encodeURIComponent(name)}/resourceGroups`, { name: rg.name });
+        const targets = await this.targetRefs(rt, propertyValues(rg.props, 'targets'));
+        const useDefault = propertyValue(rg.props, 'useDefaultTarget');
+        const template = propertyValue(rg.props, 'resourceGroupTemplate');
+        await this.call(rt, 'POST', `/edit/partitions/${encodeURIComponent(name)}/resourceGroups`, {
+          name: rg.name,
+          ...(targets ? { targets: targets.map((identity) => ({ identity })) } : {}),
+          ...(useDefault !== undefined ? { useDefaultTarget: useDefault === 'true' } : {}),
+          ...(template ? { resourceGroupTemplate: ['resourceGroupTemplates', template] } : {}),
+        });
       }
     } catch (err) {
       await this.call(rt, 'DELETE', `/edit/partitions/${encodeURIComponent(name)}`).catch(() => undefined);
@@ -166,6 +186,55 @@ export class RemoteDriver implements RuntimeDriver {
 
   async deletePartition(rt: Runtime, name: string): Promise<void> {
     await this.call(rt, 'DELETE', `/edit/partitions/${encodeURIComponent(name)}`);
+  }
+
+  /** Target references on the remote domain for names of its virtual targets, servers or clusters. */
+  private async targetRefs(rt: Runtime, names: string[] | undefined): Promise<string[][] | undefined> {
+    if (!names) return undefined;
+    const out: string[][] = [];
+    for (const name of names) {
+      let found: string[] | undefined;
+      for (const c of ['virtualTargets', 'servers', 'clusters']) {
+        const ok = await this.call(rt, 'GET', `/edit/${c}/${encodeURIComponent(name)}?links=none&fields=name`).then(
+          () => true,
+          () => false,
+        );
+        if (ok) {
+          found = [c, name];
+          break;
+        }
+      }
+      if (!found) throw badRequest(`Runtime '${rt.name}' has no server, cluster or virtual target named '${name}'.`, 'targets');
+      out.push(found);
+    }
+    return out;
+  }
+
+  async pointDataSource(rt: Runtime, partition: string, dataSource: string, url: string, override: boolean): Promise<void> {
+    const p = `/edit/partitions/${encodeURIComponent(partition)}`;
+    const ds = encodeURIComponent(dataSource);
+    if (override) {
+      const exists = await this.call(rt, 'GET', `${p}/JDBCSystemResourceOverrides/${ds}?links=none&fields=name`).then(
+        () => true,
+        () => false,
+      );
+      if (exists) await this.call(rt, 'POST', `${p}/JDBCSystemResourceOverrides/${ds}`, { URL: url });
+      else await this.call(rt, 'POST', `${p}/JDBCSystemResourceOverrides`, { name: dataSource, URL: url });
+      return;
+    }
+    const groups = (await this.call(rt, 'GET', `${p}/resourceGroups?links=none&fields=name`)) as { items?: { name: string }[] };
+    for (const g of groups.items ?? []) {
+      const rg = `${p}/resourceGroups/${encodeURIComponent(g.name)}/JDBCSystemResources/${ds}`;
+      const here = await this.call(rt, 'GET', `${rg}?links=none&fields=name`).then(
+        () => true,
+        () => false,
+      );
+      if (here) {
+        await this.call(rt, 'POST', `${rg}/JDBCResource/JDBCDriverParams`, { url });
+        return;
+      }
+    }
+    throw badRequest(`Partition '${partition}' of runtime '${rt.name}' has no JDBC system resource '${dataSource}' in any resource group.`, 'jdbcSystemResource');
   }
 }
 

@@ -154,8 +154,9 @@ export class LifecycleService {
     const host = str(body, 'hostName', false);
     if (host !== undefined) rt.hostName = host;
     if (body.port !== undefined) {
-      const port = Number(body.port);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid([{ path: 'port', detail: `The port must be an integer from 1 to 65535, not ${JSON.stringify(body.port)}.` }]);
+      const raw = body.port;
+      const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid([{ path: 'port', detail: `The port must be an integer from 1 to 65535, not ${JSON.stringify(raw)}.` }]);
       rt.port = port;
     }
     const protocol = str(body, 'protocol', false);
@@ -231,7 +232,7 @@ export class LifecycleService {
     return this.change(async () => {
       const rt = this.runtime(rtName);
       const name = requireName(body, 'partition');
-      return this.driver(rt).createPartition(rt, name, str(body, 'id', false), parseProperties(body.properties, 'properties'), user);
+      return this.driver(rt).createPartition(rt, name, str(body, 'id', false), this.seal(parseProperties(body.properties, 'properties')), user);
     });
   }
 
@@ -340,7 +341,7 @@ export class LifecycleService {
       partition1RuntimeName: str(body, 'partition1RuntimeName', true)!,
       partition2Name: str(body, 'partition2Name', true)!,
       partition2RuntimeName: str(body, 'partition2RuntimeName', true)!,
-      properties: parseProperties(body.properties, 'properties'),
+      properties: this.seal(parseProperties(body.properties, 'properties')),
     };
   }
 
@@ -388,10 +389,15 @@ export class LifecycleService {
       const orchestration = body.orchestration as Record<string, unknown>;
       if (typeof orchestration !== 'object' || typeof orchestration.name !== 'string') throw invalid([{ path: 'orchestration', detail: "An orchestration needs a 'name'." }]);
       for (const ref of env.provisioned) {
+        const other = this.data.environments.find((e) => e !== env && e.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName));
+        if (other) throw badRequest(`Partition "${ref.name}" of runtime "${ref.runtimeName}" is also used by environment "${other.name}"; remove it from there first. Nothing was changed.`);
+      }
+      for (const ref of env.provisioned) {
         const rt = this.data.runtimes.find((r) => r.name === ref.runtimeName);
         if (rt && (await this.driver(rt).partitions(rt)).some((p) => p.name === ref.name)) await this.driver(rt).deletePartition(rt, ref.name, user);
       }
       this.data.environments = this.data.environments.filter((e) => e !== env);
+      for (const tenant of this.data.tenants) for (const s of tenant.services) if (s.environmentRef === env.name) s.environmentRef = null;
     });
   }
 
@@ -582,6 +588,10 @@ export class LifecycleService {
 
   private async removePdb(s: Service, user: string): Promise<void> {
     const db = this.databaseFor(s);
+    if (db && s.pdb) {
+      const env = this.environmentUsing({ name: s.pdb.name, runtimeName: db.name });
+      if (env) throw badRequest(`PDB "${s.pdb.name}" cannot be deleted as it is referenced by Environment "${env.name}"; remove it from the environment first.`);
+    }
     if (db && s.pdb && (await this.driver(db).partitions(db)).some((p) => p.name === s.pdb!.name)) {
       await this.driver(db).deletePartition(db, s.pdb.name, user);
     }
