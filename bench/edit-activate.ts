@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initDataDir, startServer } from '../src/cli/server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../src/domain/generate.js';
+import { rows } from './harness.js';
 import type { BenchStore } from './stores.js';
 
 const HEADERS = {
@@ -76,5 +77,14 @@ export async function benchEditActivate(store: BenchStore): Promise<string> {
     `edit cycle on ${store.label}: demo ${demo.toFixed(2)} ms, 1,000-server domain ${big.toFixed(2)} ms ` +
     `(ratio ${(big / demo).toFixed(2)}), bare Fastify ${bare.toFixed(2)} ms (demo / bare ${(demo / bare).toFixed(2)})`;
   console.log(line);
+  rows.push({
+    benchmark: 'edit cycle (startEdit, 10 changes, activate): demo / 1,000 servers',
+    store: store.label,
+    subject: `${demo.toFixed(1)} / ${big.toFixed(1)} ms per cycle`,
+    baseline: `${bare.toFixed(1)} ms per cycle`,
+    ratio: `${(bare / demo).toFixed(2)} / ${(bare / big).toFixed(2)}`,
+    latency: '-',
+    peakRss: '-',
+  });
   return line;
 }

@@ -1,19 +1,19 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run, on SQLite
-// and (with APPSERVER_BENCH_PG=postgres://...) on PostgreSQL too.
-// `npm run bench -- get` runs only the benchmarks whose name contains "get".
+// and (with APPSERVER_BENCH_PG=postgres://...) on PostgreSQL too. Ratios are throughput of
+// appserver-admin over the bare baseline (1.00 = as fast as bare Fastify).
+// `npm run bench -- reads` runs only the benchmarks whose name contains "reads".
 import { benchEditActivate } from './edit-activate.js';
-import { benchGetBean } from './get-bean.js';
+import { table } from './harness.js';
+import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
 
-const all: [string, () => Promise<string>][] = [];
+const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
-  all.push([`get-bean ${store.label}`, () => benchGetBean(1, store)]);
-  all.push([`get-bean-pipelined ${store.label}`, () => benchGetBean(10, store)]);
+  all.push([`reads ${store.label}`, () => benchReads(store)]);
+  all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
 }
 
 const filter = process.argv[2];
-const lines: string[] = [];
-for (const [name, run] of all) if (!filter || name.includes(filter)) lines.push(await run());
-console.log('\nSummary');
-for (const l of lines) console.log(`- ${l}`);
+for (const [name, run] of all) if (!filter || name.includes(filter)) await run();
+console.log(`\n${table()}`);

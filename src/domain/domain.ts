@@ -132,6 +132,7 @@ export class Domain {
       state = emptyRuntimeState();
       // The demo shows a partition at work: the first one runs, the second waits halted.
       if (demo) state.partitions.partition1 = { state: 'RUNNING', subState: null };
+      else if ((opts.template as DomainSize).running) for (const name of config.itemNames('servers')) state.servers[name] = 'RUNNING';
       await store.writeRuntimeEntries(stateToEntries(state), []);
       await security.load();
       const user = (adminUser = opts.adminUser || 'admin');

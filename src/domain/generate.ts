@@ -8,6 +8,8 @@ export interface DomainSize {
   clusters: number;
   partitions: number;
   applications: number;
+  /** Every managed server starts RUNNING (for monitoring benchmarks). */
+  running?: boolean;
 }
 
 export const DEFAULT_SIZE: DomainSize = { servers: 1000, clusters: 10, partitions: 200, applications: 5000 };

@@ -18,6 +18,7 @@ import { registerRuntimeActions } from '../actions/runtime-actions.js';
 import { registerSecurityActions } from '../actions/security-actions.js';
 import { TaskReplies } from '../actions/task-reply.js';
 import multipart from '@fastify/multipart';
+import underPressure from '@fastify/under-pressure';
 import { pairs, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DeployRequests } from './deploy-requests.js';
@@ -45,7 +46,15 @@ export interface AppOptions {
   logger?: boolean | { level: string };
   /** Largest request body accepted, in bytes. */
   bodyLimit?: number;
+  /** Requests in progress beyond which new ones get 503 (default 1000). */
+  maxInFlight?: number;
+  /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
+  maxEventLoopDelay?: number;
 }
+
+/** How long a client may take to send a request, and how long an idle connection stays open. */
+const REQUEST_TIMEOUT_MS = 120_000;
+const KEEP_ALIVE_MS = 72_000;
 
 const WRITE_METHODS = new Set(['POST', 'DELETE', 'PUT', 'PATCH']);
 
@@ -64,6 +73,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimit ?? 10 * 1024 * 1024,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
     trustProxy: true,
     // The routes below decode paths themselves; Fastify must not reject odd but valid names.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
@@ -122,8 +133,21 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.decorateRequest('principal', null as unknown as Principal);
 
+  // An overloaded server says so at once (503, Retry-After) instead of queueing without bound.
+  const overloaded = (what: string) =>
+    new ApiError(503, [{ detail: `The server is overloaded (${what}); retry in a few seconds.` }], { 'retry-after': '2' });
+  await app.register(underPressure, {
+    maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
+    pressureHandler: (_req, reply, type, value) => {
+      const e = overloaded(`${type} ${Math.round(Number(value))}`);
+      void sendJson(reply, 503, e.body(), e.headers);
+    },
+  });
+  const maxInFlight = opts.maxInFlight ?? 1000;
+
   app.addHook('onRequest', async (request, reply) => {
     deps.stats.pending++;
+    if (deps.stats.pending > maxInFlight) throw overloaded(`${deps.stats.pending - 1} requests in progress`);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
     // Applications answer at their own context roots, outside the management interface's security.

@@ -29,16 +29,12 @@ export class Renderer {
     return out;
   }
 
-  /** The properties of a bean (no links, no identity): used by search too. */
-  fields(
-    node: BeanNode,
-    ctx: RenderContext,
-    out: Json,
-    live: Record<string, unknown> | undefined,
-    select?: (p: PropDef) => boolean,
-  ): Json {
-    for (const p of node.type.fields[ctx.version]) {
-      if (select ? !select(p) : !wantsField(ctx.shape, p.name)) continue;
+  /** The properties of a bean (no links, no identity). */
+  private fields(node: BeanNode, ctx: RenderContext, out: Json, live: Record<string, unknown> | undefined): Json {
+    // With a field list, only the fields asked for are looked at (searches ask for a few of many).
+    const chosen = ctx.shape.fields ? selected(node, ctx) : node.type.fields[ctx.version];
+    for (const p of chosen) {
+      if (!ctx.shape.fields && !wantsField(ctx.shape, p.name)) continue;
       // A live value explicitly undefined means the property is absent in this state.
       if (live && p.name in live && live[p.name] === undefined) continue;
       out[p.name] = fieldValue(p, node, live, ctx.productionMode);
@@ -126,6 +122,16 @@ export class Renderer {
       push(links, ctx, p.name, ctx.urls.href([...node.root.base, ...(identity as string[])]));
     }
   }
+}
+
+/** The visible fields named by the request's field list. */
+function selected(node: BeanNode, ctx: RenderContext): PropDef[] {
+  const out: PropDef[] = [];
+  for (const name of ctx.shape.fields!) {
+    const p = node.type.prop.get(name);
+    if (p && (p.shape === 'scalar' || p.shape === 'reference') && !p.internal && visibleIn(p, ctx.version)) out.push(p);
+  }
+  return out;
 }
 
 function push(links: Link[], ctx: RenderContext, rel: string, href: string): void {

@@ -166,10 +166,15 @@ test('boot of a RUNNING partition is refused and changes nothing', async () => {
   await refused('partition2', 'boot', {}, [/RUNNING/, /boot/]);
 });
 
-test('resume of a RUNNING partition is refused and changes nothing', {
-  todo: 'the brief asks for 400; operations.md B.3 says an op whose success state the partition is already in completes at once (the server answers 200 with a completed task)',
-}, async () => {
-  await refused('partition2', 'resume', {}, [/RUNNING/, /resume/]);
+// operations.md B.3: an operation whose success state the partition is already in has nothing to
+// do and completes at once (the server's choice, documented in the README).
+test('resume of a RUNNING partition completes at once and changes nothing', async () => {
+  const state = await pstate('partition2');
+  const r = await admin.post(`${plc('partition2')}/resume`, {}, ASYNC);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.taskStatus, 'TASK COMPLETED');
+  assert.equal(r.json.operation, 'RESUME');
+  assert.deepEqual(await pstate('partition2'), state);
 });
 
 test("start with an initialState other than RUNNING or ADMIN is refused", async () => {
