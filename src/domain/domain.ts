@@ -78,8 +78,20 @@ export class Domain {
     runtime.onStateChange = () => this.saveState();
     this.persisted = new Map(Object.entries(stateToEntries(runtime.state)).map(([k, v]) => [k, JSON.stringify(v)]));
     // Tasks are kept in the store: every server sharing it sees them.
-    this.tasks.onSave = (tasks) => this.queueWrite(() => store.putTasks(tasks.map(storedTask)));
-    this.tasks.onDelete = (keys) => this.queueWrite(() => store.deleteTasks(keys));
+    this.tasks.onSave = (tasks) => {
+      for (const t of tasks) {
+        this.taskSaves.set(t.key, t);
+        this.taskDeletes.delete(t.key);
+      }
+      this.saveTasks();
+    };
+    this.tasks.onDelete = (keys) => {
+      for (const k of keys) {
+        this.taskSaves.delete(k);
+        this.taskDeletes.add(k);
+      }
+      this.saveTasks();
+    };
     if (store.shared) store.onChange(() => void this.sync().catch(() => undefined));
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
     configService.onActivation(async (result) => {
@@ -169,6 +181,27 @@ export class Domain {
     this.heartbeat = { timer, instance };
   }
 
+  private readonly taskSaves = new Map<string, Task>();
+  private readonly taskDeletes = new Set<string>();
+  private taskWriteQueued = false;
+
+  /** Writes the tasks changed since the last write, a burst of changes in one write. */
+  private saveTasks(): void {
+    if (this.taskWriteQueued) return;
+    this.taskWriteQueued = true;
+    this.queueWrite(async () => {
+      // One turn of the event loop lets concurrent requests add their tasks to the same write.
+      await new Promise((resolve) => setImmediate(resolve));
+      this.taskWriteQueued = false;
+      const saves = [...this.taskSaves.values()].map(storedTask);
+      const deletes = [...this.taskDeletes];
+      this.taskSaves.clear();
+      this.taskDeletes.clear();
+      if (deletes.length > 0) await this.store.deleteTasks(deletes);
+      if (saves.length > 0) await this.store.putTasks(saves);
+    });
+  }
+
   /** Queues a write so that writes reach the store in the order they were made. */
   private queueWrite(write: () => Promise<void>): void {
     this.stateWrites = this.stateWrites.then(write).catch(() => undefined);
@@ -179,6 +212,7 @@ export class Domain {
     if (this.stateDirty) return;
     this.stateDirty = true;
     this.queueWrite(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
       this.stateDirty = false;
       const now = stateToEntries(this.runtime.state);
       const put: Record<string, unknown> = {};

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 export function serialize(body: unknown): string {
   // '/' can only occur inside JSON strings, so escaping it everywhere is safe.
-  return JSON.stringify(body, null, 4).replace(/\//g, '\\/');
+  return JSON.stringify(body, null, 4).replaceAll('/', '\\/');
 }
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {

@@ -1,0 +1,358 @@
+// Shared helpers of the hardening tests: a raw HTTP client (node:http, so that paths go out exactly
+// as written, bodies can be sent on any method and with any or no content type), the checks every
+// answer must pass (never 5xx, JSON, the error envelope), and catalog-driven walks of the trees.
+import http from 'node:http';
+import { type Catalog, loadCatalog } from '../../src/catalog/load.js';
+import type { PropDef, TypeDef } from '../../src/catalog/model.js';
+
+export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
+export const CFG = 'appserver.management.configuration.';
+export const RT = 'appserver.management.runtime.';
+export const MGMT = '/management/appserver/latest';
+
+export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
+export const TREES: TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
+
+export function catalog(): Catalog {
+  return loadCatalog();
+}
+
+export function rootType(tree: TreeName): TypeDef {
+  const c = catalog();
+  if (tree === 'domainRuntime') return c.type(`${RT}DomainRuntimeMBean`);
+  if (tree === 'serverRuntime') return c.type(`${RT}ServerRuntimeMBean`);
+  return c.type(`${CFG}DomainMBean`);
+}
+
+/** The child properties (singletons and collections) a tree shows under `latest`. */
+export function childProps(t: TypeDef, tree: TreeName): PropDef[] {
+  return t.children.filter((p) => !p.deprecatedIn && (p.onlyIn === undefined || p.onlyIn === tree));
+}
+
+/** The type of the beans a child property holds (the first creator for a polymorphic collection). */
+export function childType(p: PropDef): TypeDef | undefined {
+  const c = catalog();
+  return c.types.get(p.javaType) ?? (p.creators[0] ? c.types.get(p.creators[0]) : undefined);
+}
+
+/** Refines a base type with the `type` discriminator a bean shows. */
+export function refine(base: TypeDef, discriminator: unknown): TypeDef {
+  if (typeof discriminator !== 'string') return base;
+  return catalog().subtypeByDiscriminator(base, discriminator) ?? base;
+}
+
+// ---- the raw client ------------------------------------------------------------------------------
+
+export interface RawRequest {
+  method: string;
+  /** Request target exactly as sent (path and query). */
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface RawReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+  /** True when the text parsed as JSON. */
+  isJson: boolean;
+  ms: number;
+  /** Set when no answer came (connection error or timeout). */
+  error?: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+/** Sends one request as is; never throws (a transport failure comes back as `error`, status 0). */
+export function send(port: number, req: RawRequest, timeoutMs = 15_000): Promise<RawReply> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (r: Omit<RawReply, 'ms'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...r, ms: Date.now() - started });
+    };
+    const fail = (error: string) => finish({ status: 0, headers: {}, text: '', json: undefined, isJson: false, error });
+    let r: http.ClientRequest;
+    try {
+      const headers: Record<string, string | number> = { ...req.headers };
+      if (req.body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = Buffer.byteLength(req.body);
+      r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent });
+    } catch (err) {
+      fail(`client refused to send: ${(err as Error).message}`);
+      return;
+    }
+    const timer = setTimeout(() => {
+      r.destroy(new Error(`no answer in ${timeoutMs} ms`));
+    }, timeoutMs);
+    r.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: any;
+        let isJson = false;
+        try {
+          json = JSON.parse(text);
+          isJson = true;
+        } catch {
+          json = undefined;
+        }
+        finish({ status: res.statusCode ?? 0, headers: res.headers, text, json, isJson });
+      });
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        fail(err.message);
+      });
+    });
+    r.on('error', (err) => {
+      clearTimeout(timer);
+      fail(err.message);
+    });
+    if (req.body !== undefined) r.end(req.body);
+    else r.end();
+  });
+}
+
+export function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** A small JSON client for paths below `/management/appserver/latest` (or absolute paths). */
+export class Api {
+  constructor(
+    public port: number,
+    readonly auth: string | null,
+    readonly extra: Record<string, string> = {},
+  ) {}
+
+  private path(p: string): string {
+    return p.startsWith('/') ? p : `${MGMT}/${p}`;
+  }
+
+  private headers(more: Record<string, string> = {}): Record<string, string> {
+    return {
+      accept: 'application/json',
+      'x-requested-by': 'hardening',
+      ...(this.auth !== null ? { authorization: this.auth } : {}),
+      ...this.extra,
+      ...more,
+    };
+  }
+
+  get(p: string, more?: Record<string, string>): Promise<RawReply> {
+    return send(this.port, { method: 'GET', path: this.path(p), headers: this.headers(more) });
+  }
+
+  post(p: string, body: unknown = {}, more?: Record<string, string>): Promise<RawReply> {
+    return send(this.port, {
+      method: 'POST',
+      path: this.path(p),
+      headers: this.headers({ 'content-type': 'application/json', ...more }),
+      body: JSON.stringify(body),
+    });
+  }
+
+  del(p: string, more?: Record<string, string>): Promise<RawReply> {
+    return send(this.port, { method: 'DELETE', path: this.path(p), headers: this.headers(more) });
+  }
+
+  as(auth: string | null): Api {
+    return new Api(this.port, auth, this.extra);
+  }
+}
+
+// ---- the checks every answer must pass -------------------------------------------------------------
+
+/**
+ * What is wrong with an answer, or undefined: a 5xx, no answer, a body that is not JSON (HEAD
+ * excepted), or, for an error status, a body that is not the error envelope naming that status.
+ */
+export function envelopeProblem(method: string, r: RawReply): string | undefined {
+  if (r.error) return `no answer: ${r.error}`;
+  if (r.status >= 500) return `server error ${r.status}`;
+  if (r.status < 100) return `bad status ${r.status}`;
+  if (method === 'HEAD') return undefined;
+  if (!r.isJson) return `the body is not JSON (content-type ${String(r.headers['content-type'])}): ${JSON.stringify(r.text.slice(0, 200))}`;
+  if (r.status < 400) return undefined;
+  if (!/^application\/json\b/.test(String(r.headers['content-type'] ?? ''))) return `error with content-type ${String(r.headers['content-type'])}`;
+  const b = r.json;
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) return 'the error body is not a JSON object';
+  if (b.status !== r.status) return `the envelope says status ${JSON.stringify(b.status)}, HTTP says ${r.status}`;
+  if (b.type !== ERROR_TYPE) return `the envelope type is ${JSON.stringify(b.type)}`;
+  if (b.title === 'FAILURE') {
+    if (typeof b.detail !== 'string' || b.detail.length === 0) return 'a FAILURE envelope without a detail';
+    return undefined;
+  }
+  if (b.title === 'ERRORS') {
+    const list = b['appserver:errorsDetails'];
+    if (!Array.isArray(list) || list.length === 0) return "an ERRORS envelope without 'appserver:errorsDetails'";
+    for (const d of list) {
+      if (d === null || typeof d !== 'object' || typeof d.detail !== 'string' || d.title !== 'FAILURE' || d.type !== ERROR_TYPE) {
+        return `a malformed item in appserver:errorsDetails: ${JSON.stringify(d).slice(0, 200)}`;
+      }
+    }
+    return undefined;
+  }
+  return `the envelope title is ${JSON.stringify(b.title)}`;
+}
+
+// ---- walks -------------------------------------------------------------------------------------------
+
+export interface KnownBean {
+  tree: TreeName;
+  segs: string[];
+  type: TypeDef;
+}
+
+export const urlOf = (tree: TreeName, segs: readonly string[]) => [tree, ...segs.map((s) => encodeURIComponent(s))].join('/');
+
+/** Runs `fn` over `items` with at most `n` at a time. */
+export async function pool<T>(items: T[], n: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= items.length) return;
+      await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+/**
+ * Breadth-first walk of one tree over HTTP, following the child properties the catalog declares:
+ * the beans found (with their concrete types), at most `limit` of them, at most `perCollection`
+ * items of each collection.
+ */
+export async function crawl(api: Api, tree: TreeName, limit: number, perCollection = 6): Promise<KnownBean[]> {
+  const found: KnownBean[] = [];
+  let frontier: KnownBean[] = [{ tree, segs: [], type: rootType(tree) }];
+  while (frontier.length > 0 && found.length < limit) {
+    const next: KnownBean[] = [];
+    const batch = frontier.slice(0, limit - found.length);
+    await pool(batch, 8, async (bean) => {
+      const r = await api.get(`${urlOf(tree, bean.segs)}?fields=name,type`);
+      if (r.status !== 200 || !r.isJson) return;
+      const type = refine(bean.type, r.json.type);
+      found.push({ ...bean, type });
+      const rels = new Set<string>((r.json.links ?? []).map((l: { rel: string }) => l.rel));
+      for (const p of childProps(type, tree)) {
+        if (!rels.has(p.name)) continue;
+        const ct = childType(p);
+        if (!ct) continue;
+        if (p.shape === 'singleton') {
+          next.push({ tree, segs: [...bean.segs, p.name], type: ct });
+          continue;
+        }
+        const items = await api.get(`${urlOf(tree, [...bean.segs, p.name])}?links=none&fields=${encodeURIComponent(`${ct.keyProp},type`)}`);
+        if (items.status !== 200 || !Array.isArray(items.json?.items)) continue;
+        for (const item of items.json.items.slice(0, perCollection)) {
+          const key = item[ct.keyProp];
+          if (typeof key !== 'string') continue;
+          next.push({ tree, segs: [...bean.segs, p.name, key], type: refine(ct, item.type) });
+        }
+      }
+    });
+    frontier = next;
+  }
+  return found;
+}
+
+/** Reference values as a bean shows them: an identity array, or a list of `{identity}`. */
+export function referencesIn(value: unknown): string[][] {
+  if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return value.length > 0 ? [value as string[]] : [];
+  if (Array.isArray(value)) {
+    return value.flatMap((v) => (v && typeof v === 'object' && Array.isArray((v as { identity?: unknown }).identity) ? [(v as { identity: string[] }).identity] : []));
+  }
+  return [];
+}
+
+export interface ConfigWalk {
+  /** Path below serverConfig -> the bean as shown with links=none. */
+  beans: Map<string, unknown>;
+  /** Beans that did not read back with 200. */
+  unreadable: string[];
+  /** [bean path, property, referenced identity] of references to beans that do not exist. */
+  dangling: [string, string, string[]][];
+  references: number;
+}
+
+/**
+ * Walks the subtrees of the given top-level collections of `serverConfig` (every bean below them,
+ * through the catalog's children), reading each bean; then checks every reference a walked bean
+ * holds points at a bean that exists.
+ */
+export async function walkConfig(api: Api, collections: string[], limit = 3000): Promise<ConfigWalk> {
+  const tree: TreeName = 'serverConfig';
+  const beans = new Map<string, unknown>();
+  const unreadable: string[] = [];
+  const refs: [string, string, string[]][] = [];
+  const domain = rootType(tree);
+  let frontier: { segs: string[]; type: TypeDef; mustExist: boolean }[] = [];
+  for (const name of collections) {
+    const p = domain.prop.get(name);
+    const ct = p && childType(p);
+    if (!p || !ct) throw new Error(`DomainMBean has no collection ${name}`);
+    const r = await api.get(`${urlOf(tree, [name])}?links=none&fields=${encodeURIComponent(`${ct.keyProp},type`)}`);
+    if (r.status !== 200) {
+      unreadable.push(`${name} (collection: ${r.status})`);
+      continue;
+    }
+    for (const item of r.json.items) frontier.push({ segs: [name, String(item[ct.keyProp])], type: refine(ct, item.type), mustExist: true });
+  }
+  while (frontier.length > 0 && beans.size < limit) {
+    const next: typeof frontier = [];
+    await pool(frontier, 8, async ({ segs, type: base, mustExist }) => {
+      const path = urlOf(tree, segs);
+      const r = await api.get(`${path}?links=none`);
+      if (r.status === 404 && !mustExist) return;
+      if (r.status !== 200 || !r.isJson) {
+        unreadable.push(`${path} (${r.status})`);
+        return;
+      }
+      beans.set(path, r.json);
+      const type = refine(base, r.json.type);
+      for (const p of type.props) {
+        if (p.shape === 'reference') for (const id of referencesIn(r.json[p.name])) refs.push([path, p.name, id]);
+      }
+      for (const p of childProps(type, tree)) {
+        const ct = childType(p);
+        if (!ct) continue;
+        if (p.shape === 'singleton') {
+          next.push({ segs: [...segs, p.name], type: ct, mustExist: !p.optional });
+          continue;
+        }
+        const items = await api.get(`${urlOf(tree, [...segs, p.name])}?links=none&fields=${encodeURIComponent(`${ct.keyProp},type`)}`);
+        if (items.status !== 200 || !Array.isArray(items.json?.items)) {
+          unreadable.push(`${urlOf(tree, [...segs, p.name])} (collection: ${items.status})`);
+          continue;
+        }
+        for (const item of items.json.items) next.push({ segs: [...segs, p.name, String(item[ct.keyProp])], type: refine(ct, item.type), mustExist: true });
+      }
+    });
+    frontier = next;
+  }
+  // Each distinct target once.
+  const targets = new Map<string, string[]>();
+  for (const [, , id] of refs) targets.set(JSON.stringify(id), id);
+  const missing = new Set<string>();
+  await pool([...targets.values()], 8, async (id) => {
+    const r = await api.get(`${urlOf(tree, id)}?links=none&fields=name`);
+    if (r.status !== 200) missing.add(JSON.stringify(id));
+  });
+  const dangling = refs.filter(([, , id]) => missing.has(JSON.stringify(id)));
+  return { beans, unreadable, dangling, references: refs.length };
+}
+
+/** A frequency table as `k: n` pairs, most frequent first. */
+export function histogram(counts: Map<string | number, number>): string {
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ');
+}
