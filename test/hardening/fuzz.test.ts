@@ -64,7 +64,7 @@ const HOSTILE_SEGMENTS = [
   '..', '.', '%2F', '%2f', '%2e%2e', '%2E%2E%2F', '%00', 'a%00b', '%zz', '%', '%E0%A4%A', '%C0%AE', '%FF', '', '%20', ' ', '~',
   '%2F..%2F..', 'a%2Fb', '%252F', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '%F0%9F%98%80',
   '%C3%BC', 'null', 'undefined', '*', 'search', 'links', 'items', 'identity', '?', ';', 'management', 'appserver', 'latest', 'edit',
-  'changeManager', 'serverRuntimes', 'createForm', 'serverCreateForm', 'x'.repeat(3000), 'y'.repeat(20_000), '%%%', '%u0041', '\\', '..\\..',
+  'changeManager', 'serverRuntimes', 'createForm', 'serverCreateForm', 'x'.repeat(3000), 'y'.repeat(12_000), '%%%', '%u0041', '\\', '..\\..',
 ];
 
 const pick = <T>(arr: readonly T[], n: number): T => arr[Math.abs(n) % arr.length]!;
@@ -77,6 +77,11 @@ function sendable(path: string): string {
 // ---- arbitraries -----------------------------------------------------------------------------------
 
 const printable = (max: number) => fc.string({ maxLength: max });
+
+/** `arb` in `percent` % of the draws, null otherwise. */
+function maybe<T>(arb: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: 100 - percent, arbitrary: fc.constant(null) }, { weight: percent, arbitrary: arb });
+}
 
 const hostileSegment = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
@@ -157,13 +162,13 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
       withName: fc.boolean(),
       nameIdx: fc.nat(),
       format: fc.constantFrom('json', 'json', 'json', 'json', 'relaxed', 'text', 'form', 'bom', 'noctype'),
-      extra: fc.option(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'identity', 'links', 'type', 'name', '', 'prototype'), valueArb()), { freq: 4, nil: null }),
+      extra: maybe(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'identity', 'links', 'type', 'name', '', 'prototype'), valueArb()), 15),
     }),
   },
   { weight: 8, arbitrary: fc.record({ kind: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 4 }), ctype: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/merge-patch+json') }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('truncated' as const), value: fc.jsonValue({ maxDepth: 3 }), cut: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('deep' as const), depth: fc.integer({ min: 30, max: 30_000 }), open: fc.constantFrom('[', '{"a":', '{a:'), closed: fc.boolean() }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('binary' as const), bytes: fc.uint8Array({ maxLength: 400 }), ctype: fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: null }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('binary' as const), bytes: fc.uint8Array({ maxLength: 400 }), ctype: maybe(fc.constantFrom(...CONTENT_TYPES), 80) }) },
   {
     weight: 9,
     arbitrary: fc.record({
@@ -179,7 +184,7 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
           '\uFEFF{}', '{"name":"\\ud800"}', '{"name":"fz1","name":"fz2"}', 'NaN', 'Infinity', '{"a":NaN}', '{"a":1e999}', '[1,]', '{,}',
         ),
       ),
-      ctype: fc.option(fc.constantFrom(...CONTENT_TYPES), { freq: 6, nil: null }),
+      ctype: maybe(fc.constantFrom(...CONTENT_TYPES), 85),
     }),
   },
 );
@@ -197,10 +202,10 @@ const METHODS = fc.oneof(
 type Cred = { kind: 'admin' } | { kind: 'none' } | { kind: 'raw'; value: string };
 
 const credArb: fc.Arbitrary<Cred> = fc.oneof(
-  { weight: 84, arbitrary: fc.constant<Cred>({ kind: 'admin' }) },
-  { weight: 5, arbitrary: fc.constant<Cred>({ kind: 'none' }) },
+  { weight: 88, arbitrary: fc.constant<Cred>({ kind: 'admin' }) },
+  { weight: 4, arbitrary: fc.constant<Cred>({ kind: 'none' }) },
   {
-    weight: 8,
+    weight: 5,
     arbitrary: fc
       .oneof(
         fc.constantFrom('Basic', 'Basic ', 'Basic !!!', 'Basic ====', 'Bearer abc.def.ghi', 'Digest username="admin"', 'basic', 'Basic YWRtaW4=', 'Basic Og==', `Basic ${'A'.repeat(6000)}`, 'Basic w7xuw68=', 'NTLM TlRMTVNTUAAB'),
@@ -211,7 +216,7 @@ const credArb: fc.Arbitrary<Cred> = fc.oneof(
       .map((value): Cred => ({ kind: 'raw', value })),
   },
   // Wrong passwords for a real user cost a hash each: kept rare.
-  { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((pw): Cred => ({ kind: 'raw', value: `Basic ${Buffer.from(`admin:${pw}x`).toString('base64')}` })) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map((pw): Cred => ({ kind: 'raw', value: `Basic ${Buffer.from(`admin:${pw}x`).toString('base64')}` })) },
   { weight: 1, arbitrary: fc.constant<Cred>({ kind: 'raw', value: `basic ${Buffer.from('admin:welcome1').toString('base64')}` }) },
 );
 
@@ -225,15 +230,15 @@ const preferArb = fc.oneof(
 const acceptArb = fc.oneof(
   { weight: 60, arbitrary: fc.constant<string | null>(null) },
   { weight: 20, arbitrary: fc.constantFrom('application/json', '*/*', 'application/*', 'application/hal+json') },
-  { weight: 10, arbitrary: fc.constantFrom('text/html', 'application/xml', 'application/json;q=0', 'text/*', 'image/png, text/html;q=0.9', '') },
-  { weight: 3, arbitrary: printable(20) },
+  { weight: 4, arbitrary: fc.constantFrom('text/html', 'application/xml', 'application/json;q=0', 'text/*', 'image/png, text/html;q=0.9', '') },
+  { weight: 1, arbitrary: printable(20) },
 );
 
 const specArb = fc.record({
   api: fc.oneof({ weight: 84, arbitrary: fc.constant('mgmt' as const) }, { weight: 12, arbitrary: fc.constant('lcm' as const) }, { weight: 4, arbitrary: fc.constant('other' as const) }),
   start: fc.nat(),
   steps: fc.array(fc.tuple(fc.nat(11), fc.nat()), { maxLength: 3 }),
-  mutation: fc.option(fc.record({ how: fc.constantFrom('replace', 'insert', 'append'), at: fc.nat(), seg: hostileSegment }), { freq: 5, nil: null }),
+  mutation: maybe(fc.record({ how: fc.constantFrom('replace', 'insert', 'append'), at: fc.nat(), seg: hostileSegment }), 18),
   prefix: fc.nat(99),
   version: fc.nat(99),
   method: METHODS,
@@ -243,7 +248,7 @@ const specArb = fc.record({
   prefer: preferArb,
   accept: acceptArb,
   session: fc.nat(99),
-  forwarded: fc.option(fc.tuple(printable(30), fc.constantFrom('http', 'https', 'ftp', '', 'javascript')), { freq: 25, nil: null }),
+  forwarded: maybe(fc.tuple(printable(30), fc.constantFrom('http', 'https', 'ftp', '', 'javascript')), 4),
   body: bodyArb,
 });
 
