@@ -53,7 +53,6 @@ export class Domain {
   readonly deployments: Deployments;
   readonly lifecycle: LifecycleService;
   private stateWrites: Promise<void> = Promise.resolve();
-  private stateDirty = false;
   /** The runtime state entries as last written or read (JSON per key). */
   private persisted = new Map<string, string>();
   /** Component versions of the shared store this server has caught up with. */
@@ -183,47 +182,50 @@ export class Domain {
 
   private readonly taskSaves = new Map<string, Task>();
   private readonly taskDeletes = new Set<string>();
-  private taskWriteQueued = false;
-
-  /** Writes the tasks changed since the last write, a burst of changes in one write. */
-  private saveTasks(): void {
-    if (this.taskWriteQueued) return;
-    this.taskWriteQueued = true;
-    this.queueWrite(async () => {
-      // One turn of the event loop lets concurrent requests add their tasks to the same write.
-      await new Promise((resolve) => setImmediate(resolve));
-      this.taskWriteQueued = false;
-      const saves = [...this.taskSaves.values()].map(storedTask);
-      const deletes = [...this.taskDeletes];
-      this.taskSaves.clear();
-      this.taskDeletes.clear();
-      if (deletes.length > 0) await this.store.deleteTasks(deletes);
-      if (saves.length > 0) await this.store.putTasks(saves);
-    });
-  }
 
   /** Queues a write so that writes reach the store in the order they were made. */
   private queueWrite(write: () => Promise<void>): void {
     this.stateWrites = this.stateWrites.then(write).catch(() => undefined);
   }
 
-  /** Writes the runtime state entries that changed, coalescing bursts of changes into one write. */
-  private saveState(): void {
-    if (this.stateDirty) return;
-    this.stateDirty = true;
-    this.queueWrite(async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      this.stateDirty = false;
-      const now = stateToEntries(this.runtime.state);
-      const put: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(now)) if (this.persisted.get(k) !== JSON.stringify(v)) put[k] = v;
-      const remove = [...this.persisted.keys()].filter((k) => !(k in now));
-      if (Object.keys(put).length === 0 && remove.length === 0) return;
-      await this.store.writeRuntimeEntries(put, remove);
-      for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
-      for (const k of remove) this.persisted.delete(k);
-    });
+  /**
+   * A write run once for any number of requests made before it starts: it waits one turn of the
+   * event loop, so that concurrent requests share it.
+   */
+  private coalesced(write: () => Promise<void>): () => void {
+    let queued = false;
+    return () => {
+      if (queued) return;
+      queued = true;
+      this.queueWrite(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        queued = false;
+        await write();
+      });
+    };
   }
+
+  /** Writes the tasks changed since the last write. */
+  private readonly saveTasks = this.coalesced(async () => {
+    const saves = [...this.taskSaves.values()].map(storedTask);
+    const deletes = [...this.taskDeletes];
+    this.taskSaves.clear();
+    this.taskDeletes.clear();
+    if (deletes.length > 0) await this.store.deleteTasks(deletes);
+    if (saves.length > 0) await this.store.putTasks(saves);
+  });
+
+  /** Writes the runtime state entries that changed. */
+  private readonly saveState = this.coalesced(async () => {
+    const now = stateToEntries(this.runtime.state);
+    const put: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(now)) if (this.persisted.get(k) !== JSON.stringify(v)) put[k] = v;
+    const remove = [...this.persisted.keys()].filter((k) => !(k in now));
+    if (Object.keys(put).length === 0 && remove.length === 0) return;
+    await this.store.writeRuntimeEntries(put, remove);
+    for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
+    for (const k of remove) this.persisted.delete(k);
+  });
 
   /** Waits until every queued write reached the store. */
   async flush(): Promise<void> {

@@ -46,10 +46,7 @@ export class Renderer {
     const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
     const out: Json = {};
     if (wantsLinks(ctx.shape)) {
-      const links: Link[] = [];
-      push(links, ctx, 'parent', ctx.urls.href(owner.path));
-      push(links, ctx, 'self', ctx.urls.href(path));
-      push(links, ctx, 'canonical', ctx.urls.href(path));
+      const links = headLinks(ctx, owner.path, path);
       if (owner.root.editable && prop.createForm) push(links, ctx, 'create-form', ctx.urls.href([...owner.path, prop.createForm]));
       out.links = links;
     }
@@ -61,10 +58,7 @@ export class Renderer {
   createForm(owner: BeanNode, prop: PropDef, path: readonly string[], type: TypeDef, ctx: RenderContext): Json {
     const out: Json = {};
     if (wantsLinks(ctx.shape)) {
-      const links: Link[] = [];
-      push(links, ctx, 'parent', ctx.urls.href(owner.path));
-      push(links, ctx, 'self', ctx.urls.href(path));
-      push(links, ctx, 'canonical', ctx.urls.href(path));
+      const links = headLinks(ctx, owner.path, path);
       push(links, ctx, 'create', ctx.urls.href([...owner.path, prop.name]));
       out.links = links;
     }
@@ -132,6 +126,15 @@ function selected(node: BeanNode, ctx: RenderContext): PropDef[] {
     if (p && (p.shape === 'scalar' || p.shape === 'reference') && !p.internal && visibleIn(p, ctx.version)) out.push(p);
   }
   return out;
+}
+
+/** `parent`, `self` and `canonical` of a resource that is not a bean (collections, forms). */
+function headLinks(ctx: RenderContext, parentPath: readonly string[], path: readonly string[]): Link[] {
+  const links: Link[] = [];
+  push(links, ctx, 'parent', ctx.urls.href(parentPath));
+  push(links, ctx, 'self', ctx.urls.href(path));
+  push(links, ctx, 'canonical', ctx.urls.href(path));
+  return links;
 }
 
 function push(links: Link[], ctx: RenderContext, rel: string, href: string): void {

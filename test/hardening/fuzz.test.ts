@@ -137,7 +137,7 @@ const queryArb = fc.oneof(
 
 type BodySpec =
   | { kind: 'none' }
-  | { kind: 'props'; keys: number[]; values: unknown[]; typed: boolean[]; withName: boolean; nameIdx: number; format: string; extra: [string, unknown] | null }
+  | { kind: 'props'; keys: number[]; values: unknown[]; typed: boolean[]; withName: boolean; careful: number; nameIdx: number; format: string; extra: [string, unknown] | null }
   | { kind: 'json'; value: unknown; ctype: string }
   | { kind: 'truncated'; value: unknown; cut: number }
   | { kind: 'deep'; depth: number; open: string; closed: boolean }
@@ -160,6 +160,7 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
       values: fc.array(valueArb(), { minLength: 6, maxLength: 6 }),
       typed: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
       withName: fc.boolean(),
+      careful: fc.nat(99),
       nameIdx: fc.nat(),
       format: fc.constantFrom('json', 'json', 'json', 'json', 'relaxed', 'text', 'form', 'bom', 'noctype'),
       extra: maybe(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'identity', 'links', 'type', 'name', '', 'prototype'), valueArb()), 15),
@@ -237,7 +238,7 @@ const acceptArb = fc.oneof(
 const specArb = fc.record({
   api: fc.oneof({ weight: 84, arbitrary: fc.constant('mgmt' as const) }, { weight: 12, arbitrary: fc.constant('lcm' as const) }, { weight: 4, arbitrary: fc.constant('other' as const) }),
   start: fc.nat(),
-  steps: fc.array(fc.tuple(fc.nat(11), fc.nat()), { maxLength: 3 }),
+  steps: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 3 }),
   mutation: maybe(fc.record({ how: fc.constantFrom('replace', 'insert', 'append'), at: fc.nat(), seg: hostileSegment }), 18),
   prefix: fc.nat(99),
   version: fc.nat(99),
@@ -273,25 +274,35 @@ function mgmtPath(spec: Spec): { segs: string[]; target: Target } {
   const segs = [...start.segs];
   let target: Target = { kind: 'bean', type: start.type, tree };
   for (const [kind, n] of spec.steps) {
+    // An action, form or search ends a path (but now and then something follows).
+    if (['action', 'createForm', 'search'].includes(target.kind) && kind % 10 !== 0) break;
     if (target.kind === 'bean' && target.type) {
       const t = target.type;
       const children = childProps(t, tree);
       const ops = [...t.operations.values()];
       const forms = [...t.createForms.keys()];
-      if (kind <= 5 && children.length > 0) {
+      const ways: string[] = ['junk'];
+      if (children.length > 0) ways.push('child', 'child', 'child', 'child', 'child', 'child');
+      if (ops.length > 0) ways.push('op', 'op', 'op');
+      if (forms.length > 0) ways.push('form');
+      if (segs.length === 0) ways.push('search');
+      // A leaf bean mostly ends the path.
+      if (ways.length === 1 && kind % 8 !== 0) break;
+      const way = pick(ways, kind);
+      if (way === 'child') {
         const p = pick(children, n);
         segs.push(p.name);
         const ct = childType(p);
         target = p.shape === 'collection' ? { kind: 'collection', prop: p, tree, ...(ct ? { type: ct } : {}) } : { kind: 'bean', tree, ...(ct ? { type: ct } : {}), prop: p };
-      } else if (kind <= 8 && ops.length > 0) {
+      } else if (way === 'op') {
         const op = pick(ops, n);
         segs.push(op.name);
         target = { kind: 'action', type: t, op, tree };
-      } else if (kind === 9 && forms.length > 0) {
+      } else if (way === 'form') {
         const f = pick(forms, n);
         segs.push(f);
         target = { kind: 'createForm', type: t, prop: t.createForms.get(f)!, tree };
-      } else if (kind === 10 && segs.length === 0) {
+      } else if (way === 'search') {
         segs.push('search');
         target = { kind: 'search', type: t, tree };
       } else {
@@ -299,8 +310,9 @@ function mgmtPath(spec: Spec): { segs: string[]; target: Target } {
         target = { kind: 'unknown', tree };
       }
     } else if (target.kind === 'collection' && target.prop) {
-      const names = [...(world.itemNames.get(target.prop.name) ?? []), ...FUZZ_NAMES];
-      segs.push(kind === 11 ? pick(AWKWARD_NAMES, n) : pick(names, n));
+      const real = world.itemNames.get(target.prop.name) ?? [];
+      const names = [...real, ...real, ...real, ...FUZZ_NAMES];
+      segs.push(kind % 12 === 11 ? pick(AWKWARD_NAMES, n) : pick(names, n));
       target = { kind: 'bean', tree, ...(target.type ? { type: target.type } : {}) };
     } else {
       segs.push(pick([...FUZZ_NAMES, ...AWKWARD_NAMES], n));
@@ -475,12 +487,14 @@ function buildBody(spec: Spec, target: Target): { body?: string | Buffer; ctype:
       if (b.withName && (target.kind === 'collection' || target.kind === 'lcm')) {
         obj.name = pick([...FUZZ_NAMES, ...FUZZ_NAMES, ...(target.kind === 'lcm' ? [...LCM_NAMES.env!, ...LCM_NAMES.t!, ...LCM_NAMES.rt!.slice(1)] : []), ...AWKWARD_NAMES], b.nameIdx);
       }
-      b.keys.forEach((k, i) => {
+      // Four bodies in ten are careful: few properties, each with a value of its type.
+      const careful = b.careful < 40;
+      b.keys.slice(0, careful ? 2 : 6).forEach((k, i) => {
         if (keys.length === 0) return;
         const key = pick(keys, k);
-        obj[key.name] = b.typed[i] ? key.typed(b.values[i], k) : b.values[i];
+        obj[key.name] = careful || b.typed[i] ? key.typed(b.values[i], k) : b.values[i];
       });
-      if (b.extra) {
+      if (b.extra && !careful) {
         if (b.extra[0] === '__proto__') Object.defineProperty(obj, '__proto__', { value: b.extra[1], enumerable: true, configurable: true, writable: true });
         else obj[b.extra[0]] = b.extra[1];
       }
@@ -540,8 +554,8 @@ function build(spec: Spec): RawRequest & { target: Target } {
       target = { ...target, kind: target.kind === 'lcm' ? 'lcm' : 'unknown' };
     }
     const versions = spec.api === 'mgmt' ? MGMT_VERSIONS : LCM_VERSIONS;
-    const prefix = spec.prefix < 88 ? [] : pick(PREFIXES, spec.prefix);
-    let version: string | undefined = spec.version < 80 ? 'latest' : pick(versions, spec.version);
+    const prefix = spec.prefix < 92 ? [] : pick(PREFIXES, spec.prefix);
+    let version: string | undefined = spec.version < 86 ? 'latest' : pick(versions, spec.version);
     if (spec.version === 99) version = undefined;
     const head = [...prefix, 'management', spec.api === 'mgmt' ? 'appserver' : 'lifecycle'];
     path = '/' + (version === undefined ? head : [...head, version, ...segs]).join('/');
@@ -551,9 +565,9 @@ function build(spec: Spec): RawRequest & { target: Target } {
   const headers: Record<string, string> = {};
   if (spec.cred.kind === 'admin') headers.authorization = adminAuth;
   else if (spec.cred.kind === 'raw') headers.authorization = spec.cred.value;
-  if (spec.csrf < 82) headers['x-requested-by'] = 'fuzz';
-  else if (spec.csrf < 88) headers['x-requested-by'] = '';
-  else if (spec.csrf < 92) headers['x-requested-by'] = ' ';
+  if (spec.csrf < 92) headers['x-requested-by'] = 'fuzz';
+  else if (spec.csrf < 95) headers['x-requested-by'] = '';
+  else if (spec.csrf < 97) headers['x-requested-by'] = ' ';
   let prefer = spec.prefer;
   // Tasks (and the partition restart, which waits its `timeout`) answer once done unless asked
   // not to: mostly ask, so that a run stays short; a few still wait (a lifecycle step is seconds).
@@ -601,13 +615,28 @@ const violations: Violation[] = [];
 let sent = 0;
 let slowest = { ms: 0, what: '' };
 
+let retried = 0;
+const writes = new Map<string, number>();
+
 async function fire(req: RawRequest & { target?: Target }): Promise<RawReply> {
-  const reply = await send(srv.server.port, req, 20_000);
+  let reply = await send(srv.server.port, req, 20_000);
   sent++;
+  // A kept-alive connection the server was closing as it got reused: once more on a new one.
+  if (reply.error && /socket hang up|ECONNRESET|EPIPE/.test(reply.error)) {
+    retried++;
+    reply = await send(srv.server.port, req, 20_000, true);
+  }
   const key = reply.error ? 'no answer' : reply.status;
   statuses.set(key, (statuses.get(key) ?? 0) + 1);
+  if (reply.status >= 200 && reply.status < 300 && req.method !== 'GET' && req.method !== 'HEAD') {
+    const w = `${req.method} ${reply.status}`;
+    writes.set(w, (writes.get(w) ?? 0) + 1);
+  }
   if (req.target) byKind.set(req.target.kind, (byKind.get(req.target.kind) ?? 0) + 1);
   if (reply.ms > slowest.ms) slowest = { ms: reply.ms, what: `${req.method} ${req.path.slice(0, 160)} -> ${reply.status}` };
+  if (process.env.FUZZ_DEBUG && req.target && ['collection', 'bean', 'action'].includes(req.target.kind) && req.method === 'POST' && reply.status >= 400) {
+    console.log('DBG', req.target.kind, reply.status, req.path.slice(0, 120), String(req.body ?? '').slice(0, 150), '=>', (reply.json?.detail ?? JSON.stringify(reply.json?.['appserver:errorsDetails'] ?? '')).slice(0, 200));
+  }
   const problem = envelopeProblem(req.method, reply);
   if (problem) violations.push({ request: req, reply, problem });
   return reply;
@@ -653,6 +682,7 @@ test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always
   const started = Date.now();
   const specs = fc.sample(specArb, { seed: SEED, numRuns: RUNS });
   const requests = specs.map(build);
+  if (process.env.FUZZ_DEBUG) for (const r of requests.filter((r) => r.target.kind === 'unknown').slice(0, 40)) console.log('DBG', r.method, r.path.slice(0, 200));
 
   // A few bodies near and over the size limit (10 MiB), on fuzzed targets and declared both ways.
   const near = 'x'.repeat(BODY_LIMIT - 200);
@@ -678,7 +708,8 @@ test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always
   });
   const ms = Date.now() - started;
   console.log(`fuzz: ${sent} requests in ${ms} ms; status distribution: ${histogram(statuses)}`);
-  console.log(`fuzz: targets: ${histogram(byKind)}; slowest ${slowest.ms} ms (${slowest.what})`);
+  console.log(`fuzz: accepted non-GET requests: ${histogram(writes)}`);
+  console.log(`fuzz: targets: ${histogram(byKind)}; ${retried} resent after a closed kept-alive connection; slowest ${slowest.ms} ms (${slowest.what})`);
   if (violations.length > 0) {
     const distinct = new Map<string, Violation>();
     for (const v of violations) {

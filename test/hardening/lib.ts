@@ -66,7 +66,7 @@ export interface RawReply {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /** Sends one request as is; never throws (a transport failure comes back as `error`, status 0). */
-export function send(port: number, req: RawRequest, timeoutMs = 15_000): Promise<RawReply> {
+export function send(port: number, req: RawRequest, timeoutMs = 15_000, fresh = false): Promise<RawReply> {
   const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -80,7 +80,7 @@ export function send(port: number, req: RawRequest, timeoutMs = 15_000): Promise
     try {
       const headers: Record<string, string | number> = { ...req.headers };
       if (req.body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = Buffer.byteLength(req.body);
-      r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent });
+      r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent: fresh ? false : agent });
     } catch (err) {
       fail(`client refused to send: ${(err as Error).message}`);
       return;
