@@ -70,6 +70,11 @@ export function registerDeploymentActions(actions: ActionRegistry, deps: Deploym
   actions.register(DM, 'redeploy', (call) => replies.reply(call, deployments.refresh(str(call, 'name')!, 'redeploy'), dr()));
   actions.register(DM, 'update', (call) => replies.reply(call, deployments.refresh(str(call, 'name')!, 'update'), dr()));
   actions.register(DM, 'purgeCompletedDeploymentProgressObjects', () => (deployments.purge(), done));
+  actions.register(DM, 'appendToExtensionLoader', (call) => {
+    const targets = Array.isArray(call.args.targets) && call.args.targets.length > 0 ? (call.args.targets as string[]) : [engine.adminServerName];
+    deployments.targetRefs(targets);
+    return replies.reply(call, deployments.appendToExtensionLoader(str(call, 'codeSourcePath')!, targets), dr());
+  });
   actions.register(DM, 'confirmApplicationName', (call) => {
     const name = str(call, 'name', false) ?? baseName(str(call, 'sourcePath')!);
     return { value: name };

@@ -9,7 +9,7 @@ import type { Scheduler } from './scheduler.js';
 import type { Task, TaskEngine } from './tasks.js';
 
 /** `operationType` of a progress object (JSR-88 style command codes, as chosen here). */
-export const OPERATION = { start: 1, stop: 2, deploy: 3, undeploy: 4, redeploy: 5, distribute: 6, update: 7 } as const;
+export const OPERATION = { start: 1, stop: 2, deploy: 3, undeploy: 4, redeploy: 5, distribute: 6, update: 7, extend: 8 } as const;
 
 export interface DeployRequest {
   name: string;
@@ -117,6 +117,16 @@ export class Deployments {
     const before = this.engine.appIntendedState(name);
     const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
     return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
+  }
+
+  /**
+   * Adds a code source to the extension class loader of the targeted servers: a progress object
+   * named after the archive, which completes once the servers took it in.
+   */
+  appendToExtensionLoader(codeSourcePath: string, targets: string[]): Task {
+    if (codeSourcePath.trim() === '') throw badRequest("The argument 'codeSourcePath' must name a JAR or a directory.", 'codeSourcePath');
+    const name = codeSourcePath.replace(/\\/g, '/').split('/').filter((s) => s !== '').pop() ?? codeSourcePath;
+    return this.progress(name, 'extend', targets, () => undefined);
   }
 
   start(name: string, adminMode = false): Task {

@@ -401,8 +401,8 @@ function paramKind(type: string): { valueKind: string; shape?: string } {
 }
 
 /** Body keys (with how to make a typed value for each) for the target. */
-function bodyKeys(target: Target, n: number): { name: string; typed: (random: unknown, n: number) => unknown }[] {
-  const fromProps = (props: PropDef[]) => props.map((p) => ({ name: p.name, typed: (r: unknown, k: number) => typedValue(p, r, k) }));
+function bodyKeys(target: Target, n: number, careful: boolean): { name: string; typed: (random: unknown, n: number) => unknown }[] {
+  const fromProps = (all: PropDef[]) => (careful ? all.filter((p) => p.writable && !p.key) : all).map((p) => ({ name: p.name, typed: (r: unknown, k: number) => typedValue(p, r, k) }));
   switch (target.kind) {
     case 'bean':
       return target.type ? fromProps(target.type.props.filter((p) => p.shape === 'scalar' || p.shape === 'reference')) : [];
@@ -482,13 +482,13 @@ function buildBody(spec: Spec, target: Target): { body?: string | Buffer; ctype:
     case 'none':
       return { ctype: null };
     case 'props': {
-      const keys = bodyKeys(target, b.nameIdx);
+      // Four bodies in ten are careful: few writable properties, each with a value of its type.
+      const careful = b.careful < 40;
+      const keys = bodyKeys(target, b.nameIdx, careful);
       const obj: Record<string, unknown> = {};
-      if (b.withName && (target.kind === 'collection' || target.kind === 'lcm')) {
+      if ((careful || b.withName) && (target.kind === 'collection' || target.kind === 'lcm')) {
         obj.name = pick([...FUZZ_NAMES, ...FUZZ_NAMES, ...(target.kind === 'lcm' ? [...LCM_NAMES.env!, ...LCM_NAMES.t!, ...LCM_NAMES.rt!.slice(1)] : []), ...AWKWARD_NAMES], b.nameIdx);
       }
-      // Four bodies in ten are careful: few properties, each with a value of its type.
-      const careful = b.careful < 40;
       b.keys.slice(0, careful ? 2 : 6).forEach((k, i) => {
         if (keys.length === 0) return;
         const key = pick(keys, k);
@@ -703,8 +703,16 @@ test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always
     }
   }
 
+  let broken = false;
   await pool(requests, CONCURRENCY, async (req) => {
-    await fire(req);
+    const r = await fire(req);
+    if (process.env.FUZZ_DEBUG && !broken && r.status >= 200 && r.status < 300 && req.method !== 'GET' && req.method !== 'HEAD') {
+      const probe = await admin.get('serverRuntime?links=none&fields=name');
+      if (probe.status >= 500) {
+        broken = true;
+        console.log('BROKEN AFTER', req.method, req.path, String(req.body ?? '').slice(0, 500), '->', r.status, r.text.slice(0, 200));
+      }
+    }
   });
   const ms = Date.now() - started;
   console.log(`fuzz: ${sent} requests in ${ms} ms; status distribution: ${histogram(statuses)}`);
