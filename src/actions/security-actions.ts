@@ -62,7 +62,9 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
     const problem = nameProblem(name);
     if (problem) throw badRequest(`The user name ${problem}.`, 'userName');
     if (security.hasUser(name) || security.hasGroup(name)) throw badRequest(`A user or group named '${name}' already exists.`, 'userName');
-    await security.createUser(name, newPassword(call, 'password'), String(call.args.description ?? ''));
+    if (!(await security.createUser(name, newPassword(call, 'password'), String(call.args.description ?? '')))) {
+      throw badRequest(`A user named '${name}' already exists.`, 'userName');
+    }
     return done;
   });
   on('UserRemoverMBean', 'removeUser', async (call) => {
@@ -96,7 +98,9 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
     const problem = nameProblem(name);
     if (problem) throw badRequest(`The group name ${problem}.`, 'groupName');
     if (security.hasGroup(name) || security.hasUser(name)) throw badRequest(`A user or group named '${name}' already exists.`, 'groupName');
-    await security.createGroup(name, String(call.args.description ?? ''));
+    if (!(await security.createGroup(name, String(call.args.description ?? '')))) {
+      throw badRequest(`A group named '${name}' already exists.`, 'groupName');
+    }
     return done;
   });
   on('GroupRemoverMBean', 'removeGroup', async (call) => {

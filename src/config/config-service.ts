@@ -26,6 +26,8 @@ export interface ActivationResult {
   restartRequired: boolean;
   /** Keys of the beans that changed (for the runtime to follow). */
   keys: string[];
+  /** Made by another server sharing the store (which stored its own runtime consequences). */
+  remote?: boolean;
 }
 
 /** Called after each activation, once the new configuration is in place. */
@@ -49,6 +51,8 @@ interface Touched {
 }
 
 const MAX_REMEMBERED_ACTIVATIONS = 1000;
+/** Tries of an edit operation that other servers keep overtaking. */
+const MAX_ATTEMPTS = 20;
 /** Collections without creators in the type data whose items deployments make and remove. */
 const DEPLOYABLE = new Set(['appDeployments', 'libraries']);
 /** Activation records served through the API (the store keeps them all). */
@@ -115,12 +119,16 @@ export class ConfigService {
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
-      try {
-        return await fn();
-      } catch (err) {
-        if (!(err instanceof StoreConflict)) throw err;
-        await this.reloadLocked();
-        return fn();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await fn();
+        } catch (err) {
+          if (!(err instanceof StoreConflict)) throw err;
+          if (attempt >= MAX_ATTEMPTS) {
+            throw new ApiError(503, [{ detail: `The configuration is being changed through other servers too fast to keep up (${attempt} attempts); retry.` }], { 'retry-after': '1' });
+          }
+          await this.reloadLocked();
+        }
       }
     });
   }
@@ -155,7 +163,7 @@ export class ConfigService {
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     this.recent.push(touchedBy(record.version, changes));
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
-    const result: ActivationResult = { version: record.version, changes, restartRequired: record.restartRequired, keys };
+    const result: ActivationResult = { version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
     for (const l of this.listeners) await l(result);
   }
 

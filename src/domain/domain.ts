@@ -11,7 +11,7 @@ import { RuntimeEngine } from '../runtime/engine.js';
 import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
 import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
 import { TaskEngine } from '../runtime/tasks.js';
-import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
+import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, settleTarget, stateToEntries } from '../runtime/state.js';
 import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
 import { COMPONENTS, type Component, type Store, type StoredBean, type StoredTask } from '../store/store.js';
@@ -97,6 +97,8 @@ export class Domain {
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
       runtime.applyActivation(result.changes, topology);
+      // The server that activated stores what its activation did to the runtime.
+      if (result.remote) return;
       this.saveState();
       await this.flush();
     });
@@ -166,6 +168,7 @@ export class Domain {
     // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.
     domain.tasks.load(await store.tasks(), alone);
     if (store.shared) domain.beat(instance);
+    domain.tasks.executor = instance;
     if (store.shared) domain.tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
     domain.seen = await store.versions();
     return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
@@ -175,13 +178,37 @@ export class Domain {
 
   /** Says regularly that this server is alive (servers sharing a store). */
   private beat(instance: string): void {
-    const timer = setInterval(() => void this.store.heartbeat(instance, Date.now()).catch(() => undefined), HEARTBEAT_MS);
+    const timer = setInterval(() => {
+      void this.store
+        .heartbeat(instance, Date.now())
+        .then(() => this.settleOrphans())
+        .catch(() => undefined);
+    }, HEARTBEAT_MS);
     timer.unref();
     this.heartbeat = { timer, instance };
   }
 
   private readonly taskSaves = new Map<string, Task>();
   private readonly taskDeletes = new Set<string>();
+
+  /**
+   * Tasks another server was running when it stopped (its heartbeat lapsed) are ended here: the
+   * task fails and what it was acting on ends where it was going.
+   */
+  async settleOrphans(): Promise<void> {
+    await this.sync();
+    const live = new Set(await this.store.liveInstances(Date.now() - HEARTBEAT_MS * 3));
+    const orphans = this.tasks.all().filter((t) => !t.local && !t.values.completed && typeof t.values.$executor === 'string' && t.values.$executor !== '' && !live.has(t.values.$executor));
+    if (orphans.length === 0) return;
+    for (const t of orphans) {
+      settleTarget(this.runtime.state, t.values);
+      this.tasks.abandon(t, 'The server running this task stopped before it completed.');
+    }
+    this.runtime.rebuild(this.topology());
+    this.tasks.onSave(orphans);
+    this.saveState();
+    await this.flush();
+  }
 
   /** Queues a write so that writes reach the store in the order they were made. */
   private queueWrite(write: () => Promise<void>): void {
@@ -260,8 +287,9 @@ export class Domain {
     await this.flush();
     const versions = await this.store.versions();
     const moved = (c: Component) => versions[c] !== this.seen[c];
-    if (moved('config') || moved('sessions')) await this.configService.sync();
+    // The runtime state first: the configuration's listeners then work from current states.
     if (moved('runtime')) await this.reloadRuntime();
+    if (moved('config') || moved('sessions')) await this.configService.sync();
     if (moved('tasks')) this.tasks.load(await this.store.tasks(), false);
     if (moved('lifecycle')) await this.lifecycle.reload();
     if (moved('security')) await this.security.load();

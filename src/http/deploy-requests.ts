@@ -82,6 +82,7 @@ export class DeployRequests {
       finalState: 'STATE_ACTIVE',
       properties,
     });
+    await this.domain.flush();
     const location = ctx.urls.href([...owner.root.base, ...identity]);
     if (!task || (await settle(task, request.headers.prefer as string | undefined))) return sendJson(reply, 201, {}, { location });
     return sendJson(reply, 202, this.renderTask(task, ctx), { location: this.taskHref(task, ctx) });
@@ -90,6 +91,7 @@ export class DeployRequests {
   async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const name = node.identity[node.identity.length - 1]!;
     const task = await this.domain.deployments.undeploy(request.principal.user, session, name);
+    await this.domain.flush();
     if (!task || (await settle(task, request.headers.prefer as string | undefined))) return sendJson(reply, 200, {});
     return sendJson(reply, 202, this.renderTask(task, ctx), { location: this.taskHref(task, ctx) });
   }

@@ -161,6 +161,8 @@ export class ManagementHandler {
     authorize(request.principal, { kind: 'invoke', type: node.type, op });
     const prefer = typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
     const result = await this.deps.actions.invoke({ node, op, principal: request.principal, session, ctx, prefer }, bodyObject(request.body, 'action arguments'));
+    // What the action changed (states, tasks) is stored before it is acknowledged.
+    await this.deps.domain.flush();
     if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
     return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
   }

@@ -284,10 +284,9 @@ export class RuntimeEngine {
   /** Rebuilds every runtime tree from the configuration and the durable state. */
   rebuild(topology: Topology): void {
     this.topology = topology;
+    // States of beans the configuration does not (yet) show are kept: another server sharing the
+    // store may have written them ahead of the activation that makes those beans.
     for (const s of topology.servers()) this.state.servers[s.name] ??= 'SHUTDOWN';
-    for (const name of Object.keys(this.state.servers)) {
-      if (!topology.servers().some((s) => s.name === name)) delete this.state.servers[name];
-    }
     for (const p of topology.partitions()) this.state.partitions[p.name] ??= { ...HALTED };
     this.domainTree = this.buildDomainTree();
     this.serverTrees.clear();
@@ -306,6 +305,16 @@ export class RuntimeEngine {
    * only that; changes to the topology (clusters, targets, partitions, deployments) rebuild all.
    */
   applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
+    // Removed servers and partitions take their states with them.
+    for (const c of changes) {
+      if (c.operation !== 'delete' || c.identity.length !== 2) continue;
+      const [collection, name] = c.identity as [string, string];
+      if (collection === 'servers') delete this.state.servers[name];
+      if (collection === 'partitions') {
+        delete this.state.partitions[name];
+        if (this.state.partitionServers) delete this.state.partitionServers[name];
+      }
+    }
     const servers = new Set<string>();
     for (const c of changes) {
       const effect = runtimeEffect(c);

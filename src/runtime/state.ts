@@ -130,6 +130,26 @@ const PARTITION_SETTLED: Record<string, string> = {
 };
 const GROUP_SETTLED: Record<string, string> = { ...SETTLED, STARTING_IN_ADMIN: 'ADMIN' };
 
+/** Ends the interrupted transition of what a task was acting on (a server, partition, group or application). */
+export function settleTarget(state: RuntimeState, task: Record<string, unknown>): void {
+  const server = task.serverName;
+  if (typeof task.resourceGroupName === 'string') {
+    for (const [key, s] of Object.entries(state.resourceGroups)) {
+      if (key.endsWith(`/${task.resourceGroupName}`)) state.resourceGroups[key] = GROUP_SETTLED[s] ?? s;
+    }
+  } else if (typeof task.partitionName === 'string') {
+    const name = task.partitionName;
+    const p = state.partitions[name];
+    if (p) state.partitions[name] = partitionWire(PARTITION_SETTLED[partitionDetailed(p)] ?? partitionDetailed(p));
+    const servers = state.partitionServers?.[name] ?? {};
+    for (const [s, d] of Object.entries(servers)) servers[s] = PARTITION_SETTLED[d] ?? d;
+  } else if (typeof server === 'string' && state.servers[server]) {
+    state.servers[server] = (SETTLED[state.servers[server]!] ?? state.servers[server]) as ServerState;
+  } else if (typeof task.applicationName === 'string' && state.applications?.[task.applicationName] === 'STATE_NEW') {
+    state.applications[task.applicationName] = 'STATE_ACTIVE';
+  }
+}
+
 /**
  * After a restart of a server that ran every transition itself, nothing will finish the ones it
  * was in the middle of: they end where they were going.

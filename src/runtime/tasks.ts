@@ -33,6 +33,8 @@ export const TASKS_PER_OWNER = 100;
 
 export class TaskEngine implements TreeSource {
   private seq = 0;
+  /** Instance running the tasks made here (servers sharing a store tell whose a task is). */
+  executor = '';
   /** Persistence hooks: tasks created or changed, and tasks removed. */
   onSave: (tasks: Task[]) => void = () => {};
   onDelete: (keys: string[]) => void = () => {};
@@ -90,6 +92,7 @@ export class TaskEngine implements TreeSource {
         name,
         ...fields,
         ...status,
+        $executor: this.executor,
         progress: 'processing',
         completed: false,
         startTimeAsLong: now,
@@ -198,6 +201,19 @@ export class TaskEngine implements TreeSource {
     for (const t of gone) this.drop(t);
     this.collections.set(collection, keep);
     if (gone.length > 0) this.onDelete(gone.map((t) => t.key));
+  }
+
+  /** Every task known here. */
+  all(): Task[] {
+    return [...this.byKey.values()];
+  }
+
+  /** Marks a task another server was running as failed (that server stopped). */
+  abandon(task: Task, error: string): void {
+    const values = task.values;
+    const now = this.scheduler.now();
+    Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
+    Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: now, endTime: now });
   }
 
   task(key: string): Task | undefined {

@@ -2,7 +2,7 @@
 // the stored hash once, then remembered (bounded) until a user or group changes.
 import { createHash } from 'node:crypto';
 import type { Role } from '../catalog/overlay-format.js';
-import type { Store, StoredGroup, StoredUser } from '../store/store.js';
+import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '../store/store.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 export interface Principal {
@@ -47,7 +47,7 @@ export class SecurityService {
 
   /** Creates the default groups and the first administrator of a new domain. */
   async bootstrap(adminUser: string, adminPassword: string): Promise<void> {
-    for (const g of DEFAULT_GROUPS) if (!this.groups.has(g.name)) await this.saveGroup({ ...g });
+    for (const g of DEFAULT_GROUPS) if (!this.groups.has(g.name)) await this.createGroup(g.name, g.description);
     await this.createUser(adminUser, adminPassword, 'The domain administrator.');
     await this.addMember(ROLE_GROUPS.Admin, adminUser);
   }
@@ -125,8 +125,21 @@ export class SecurityService {
     return [...this.groups.keys()];
   }
 
-  async createUser(name: string, password: string, description: string): Promise<void> {
-    await this.saveUser({ name, hash: await hashPassword(password), description });
+  /** Adds a user; false when the name is taken (perhaps just now, through another server). */
+  async createUser(name: string, password: string, description: string): Promise<boolean> {
+    const user = { name, hash: await hashPassword(password), description };
+    try {
+      await this.store.insertUser(user);
+    } catch (err) {
+      if (err instanceof StoreConflict) {
+        await this.load();
+        return false;
+      }
+      throw err;
+    }
+    this.users.set(name, user);
+    this.changed();
+    return true;
   }
 
   user(name: string): StoredUser | undefined {
@@ -161,14 +174,29 @@ export class SecurityService {
     this.changed();
   }
 
-  async createGroup(name: string, description: string): Promise<void> {
-    await this.saveGroup({ name, description, members: [] });
+  /** Adds a group; false when the name is taken. */
+  async createGroup(name: string, description: string): Promise<boolean> {
+    const group = { name, description, members: [] };
+    try {
+      await this.store.insertGroup(group);
+    } catch (err) {
+      if (err instanceof StoreConflict) {
+        await this.load();
+        return false;
+      }
+      throw err;
+    }
+    this.groups.set(name, group);
+    this.changed();
+    return true;
   }
 
   async setGroupDescription(name: string, description: string): Promise<void> {
     const g = this.groups.get(name);
     if (!g) throw new Error(`no group ${name}`);
-    await this.saveGroup({ ...g, description });
+    await this.store.putGroup({ ...g, description });
+    g.description = description;
+    this.changed();
   }
 
   async removeGroup(name: string): Promise<void> {
@@ -181,7 +209,9 @@ export class SecurityService {
   async removeMember(group: string, member: string): Promise<void> {
     const g = this.groups.get(group);
     if (!g) throw new Error(`no group ${group}`);
-    await this.saveGroup({ ...g, members: g.members.filter((m) => m !== member) });
+    await this.store.removeGroupMember(group, member);
+    g.members = g.members.filter((m) => m !== member);
+    this.changed();
   }
 
   private async saveUser(user: StoredUser): Promise<void> {
@@ -194,14 +224,11 @@ export class SecurityService {
     const g = this.groups.get(group);
     if (!g) throw new Error(`no group ${group}`);
     if (g.members.includes(member)) return;
-    await this.saveGroup({ ...g, members: [...g.members, member] });
-  }
-
-  private async saveGroup(group: StoredGroup): Promise<void> {
-    await this.store.putGroup(group);
-    this.groups.set(group.name, group);
+    await this.store.addGroupMember(group, member);
+    g.members = [...g.members, member];
     this.changed();
   }
+
 
   private changed(): void {
     this.generation++;

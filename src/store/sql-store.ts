@@ -53,6 +53,7 @@ export class SqlStore implements Store {
       await tx.run('DELETE FROM schema_version');
       await tx.run('INSERT INTO schema_version (version) VALUES (?)', [version]);
       for (const c of COMPONENTS) await tx.run('INSERT INTO versions (component, version) VALUES (?, 0) ON CONFLICT (component) DO NOTHING', [c]);
+      await tx.run("INSERT INTO meta (key, value) VALUES ('configVersion', '0') ON CONFLICT (key) DO NOTHING");
     });
     if (this.shared && this.db.listen) {
       await this.db.listen(NOTIFY_CHANNEL, (payload) => {
@@ -154,6 +155,13 @@ export class SqlStore implements Store {
     return this.db.all<StoredUser>('SELECT name, hash, description FROM users ORDER BY name');
   }
 
+  async insertUser(user: StoredUser): Promise<void> {
+    await this.write(['security'], async (tx) => {
+      const r = await tx.run('INSERT INTO users (name, hash, description) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING', [user.name, user.hash, user.description]);
+      if (r.changes === 0) throw new StoreConflict(`user ${user.name} exists`);
+    });
+  }
+
   async putUser(user: StoredUser): Promise<void> {
     await this.write(['security'], (tx) =>
       tx.run('INSERT INTO users (name, hash, description) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, description = excluded.description', [
@@ -177,12 +185,26 @@ export class SqlStore implements Store {
     return groups.map((g) => ({ ...g, members: members.filter((m) => m.grp === g.name).map((m) => m.member) }));
   }
 
-  async putGroup(group: StoredGroup): Promise<void> {
+  async insertGroup(group: StoredGroup): Promise<void> {
     await this.write(['security'], async (tx) => {
-      await tx.run('INSERT INTO groups (name, description) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET description = excluded.description', [group.name, group.description]);
-      await tx.run('DELETE FROM group_members WHERE grp = ?', [group.name]);
-      for (const m of group.members) await tx.run('INSERT INTO group_members (grp, member) VALUES (?, ?)', [group.name, m]);
+      const r = await tx.run('INSERT INTO groups (name, description) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [group.name, group.description]);
+      if (r.changes === 0) throw new StoreConflict(`group ${group.name} exists`);
+      for (const m of group.members) await tx.run('INSERT INTO group_members (grp, member) VALUES (?, ?) ON CONFLICT DO NOTHING', [group.name, m]);
     });
+  }
+
+  async putGroup(group: StoredGroup): Promise<void> {
+    await this.write(['security'], (tx) =>
+      tx.run('INSERT INTO groups (name, description) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET description = excluded.description', [group.name, group.description]),
+    );
+  }
+
+  async addGroupMember(group: string, member: string): Promise<void> {
+    await this.write(['security'], (tx) => tx.run('INSERT INTO group_members (grp, member) VALUES (?, ?) ON CONFLICT DO NOTHING', [group, member]));
+  }
+
+  async removeGroupMember(group: string, member: string): Promise<void> {
+    await this.write(['security'], (tx) => tx.run('DELETE FROM group_members WHERE grp = ? AND member = ?', [group, member]));
   }
 
   async deleteGroup(name: string): Promise<void> {
@@ -235,12 +257,7 @@ export class SqlStore implements Store {
         "UPDATE meta SET value = ? WHERE key = 'configVersion' AND value = ?",
         [String(write.record.version), String(expectedVersion)],
       );
-      if (moved.changes === 0) {
-        if (expectedVersion !== 0 || (await tx.all("SELECT 1 FROM meta WHERE key = 'configVersion'")).length > 0) {
-          throw new StoreConflict('the configuration was activated elsewhere');
-        }
-        await tx.run("INSERT INTO meta (key, value) VALUES ('configVersion', ?)", [String(write.record.version)]);
-      }
+      if (moved.changes === 0) throw new StoreConflict('the configuration was activated elsewhere');
       await this.applyTree(tx, 'config', write.config);
       const rev = await this.writeSession(tx, write.session, sessionRev);
       const insert = this.db.dialect === 'postgres' ? 'INSERT INTO activations (version, data) VALUES (?, ?) RETURNING id' : 'INSERT INTO activations (version, data) VALUES (?, ?)';

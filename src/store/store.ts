@@ -98,11 +98,18 @@ export interface Store {
   writeTree(tree: string, changes: BeanChanges): Promise<void>;
 
   users(): Promise<StoredUser[]>;
+  /** Adds a user; throws StoreConflict if the name is taken (by another server, too). */
+  insertUser(user: StoredUser): Promise<void>;
   putUser(user: StoredUser): Promise<void>;
   deleteUser(name: string): Promise<void>;
   groups(): Promise<StoredGroup[]>;
+  /** Adds a group; throws StoreConflict if the name is taken. */
+  insertGroup(group: StoredGroup): Promise<void>;
+  /** Changes a group's description (members are added and removed one at a time). */
   putGroup(group: StoredGroup): Promise<void>;
   deleteGroup(name: string): Promise<void>;
+  addGroupMember(group: string, member: string): Promise<void>;
+  removeGroupMember(group: string, member: string): Promise<void>;
 
   sessions(): Promise<StoredSession[]>;
   /** Writes a session if it is still at `expectedRev` (undefined: whatever it is); returns its new revision. */

@@ -3,6 +3,9 @@
 // activations, named edit sessions, users, lifecycle operations and their tasks, Lifecycle Manager
 // records. One server is killed (SIGKILL) with activations in flight: the survivor, and a process
 // restarted on the same database, see every acknowledged activation whole, and none half there.
+// Races between the two are made deterministic with table locks held from the test (reads go on,
+// writes wait until both servers' writes are queued behind the lock) or by pausing one process
+// (SIGSTOP): no sleeps, and the only polling is for lifecycle steps on the real clock.
 //
 // Needs PostgreSQL: set APPSERVER_TEST_PG to a PostgreSQL URL (a database of its own is created).
 import assert from 'node:assert/strict';
@@ -13,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ESC, type Client, type Reply, assertProblem, changeManager, client, createUser, errorItems } from '../support/edit.js';
+import { AUTHN, ESC, type Client, type Reply, assertProblem, changeManager, client, createUser, errorItems } from '../support/edit.js';
 import { adminAuth, basic } from '../support/server.js';
 import { storeFor } from '../support/store.js';
 
@@ -32,14 +35,11 @@ interface Child {
   /** origin + /management/appserver/latest */
   latest: string;
   exited: Promise<void>;
-  /** What the process printed on stderr (for failure messages). */
-  stderr: () => string;
 }
 
 const children = new Set<ChildProcess>();
-/** One key directory: its database is the one both servers share. */
-const sharedKey = mkdtempSync(join(tmpdir(), 'appserver-two-'));
-const dirs: string[] = [sharedKey];
+/** Directories made by this run (the key directory, whose database both servers share, and data directories). */
+const dirs: string[] = [];
 let storeUrl: string | undefined;
 
 /** Starts `appserver-admin serve --port 0` on the shared database; resolves once it prints its URL. */
@@ -65,7 +65,7 @@ async function startChild(dataDir: string): Promise<Child> {
       const m = /appserver-admin listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         const latest = m[1]!;
-        resolveStart({ proc, origin: new URL(latest).origin, latest, exited, stderr: () => err });
+        resolveStart({ proc, origin: new URL(latest).origin, latest, exited });
       }
     });
     proc.once('exit', (code, signal) => reject(new Error(`the server exited before listening (code ${code}, signal ${signal}): ${out}${err}`)));
@@ -91,6 +91,69 @@ async function pollUntil<T>(read: () => Promise<T>, until: (v: T) => boolean, wh
 
 const itemNames = (r: Reply): string[] => (r.json?.items ?? []).map((i: { name: string }) => i.name);
 
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface HeldLocks {
+  /** How many database sessions wait on a lock now. */
+  waiting(): Promise<number>;
+  release(): Promise<void>;
+}
+
+/** Takes EXCLUSIVE locks on tables of the shared database: plain reads go on, writes wait. */
+async function holdLocks(tables: string[]): Promise<HeldLocks> {
+  const lock = new pg.Client({ connectionString: storeUrl });
+  const watch = new pg.Client({ connectionString: storeUrl });
+  await lock.connect();
+  await watch.connect();
+  await lock.query('BEGIN');
+  await lock.query(`LOCK TABLE ${tables.join(', ')} IN EXCLUSIVE MODE`);
+  let released = false;
+  return {
+    waiting: async () =>
+      (await watch.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n as number,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await lock.query('COMMIT').catch(() => undefined);
+      await lock.end().catch(() => undefined);
+      await watch.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Holds locks on tables while `fire` sends requests, until `waiters` database sessions wait on
+ * them (bounded), then releases them all at once: requests that each read, then write, meet in
+ * the store deterministically. Returns the requests' results and how many sessions were waiting.
+ */
+async function throughBarrier<T>(tables: string[], waiters: number, fire: () => Promise<T>): Promise<{ result: T; held: number }> {
+  const locks = await holdLocks(tables);
+  let pending: Promise<T> | undefined;
+  let held = 0;
+  try {
+    pending = fire();
+    pending.catch(() => undefined);
+    for (let i = 0; i < 250 && held < waiters; i++) {
+      held = await locks.waiting();
+      if (held < waiters) await pause(20);
+    }
+  } finally {
+    await locks.release();
+  }
+  return { result: await pending!, held };
+}
+
+/** One statement on the shared database (for facts the REST interface does not show). */
+async function sql<R extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: storeUrl });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows as R[];
+  } finally {
+    await c.end();
+  }
+}
+
 describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no PostgreSQL: set APPSERVER_TEST_PG to a PostgreSQL URL to run the two-server tests' }, () => {
   let first: Child;
   let second: Child;
@@ -100,8 +163,19 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
   const lcmOf = (c: () => Child): Client => client(() => `${c().origin}/management/lifecycle/latest`);
   const aLcm = lcmOf(() => first);
   const bLcm = lcmOf(() => second);
+  /** A server's lifecycle state as one of the two tells it. */
+  const state = async (c: Client, server: string) => (await c.get(`${LC}/${server}?links=none&fields=state`)).json?.state as string | undefined;
+  /** Members of a group as one of the two tells them. */
+  const members = async (c: Client, group: string): Promise<string[]> => {
+    const r = await c.post(`${AUTHN}/listGroupMembers`, { groupName: group, memberUserOrGroupNameWildcard: '*', maximumToReturn: 1000 });
+    assert.equal(r.status, 200, r.text);
+    return [...(r.json.return as string[])].sort();
+  };
 
   before(async () => {
+    // One key directory: the database storeFor gives for it is the one both servers share.
+    const sharedKey = mkdtempSync(join(tmpdir(), 'appserver-two-'));
+    dirs.push(sharedKey);
     storeUrl = await storeFor(sharedKey);
     first = await startChild(newDataDir());
     second = await startChild(newDataDir());
@@ -182,6 +256,49 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
     t.diagnostic(`winners: ${JSON.stringify(Object.fromEntries(wins))}`);
   });
 
+  test('1b. the domain\'s very first activation, through both servers at once: both succeed', async (t) => {
+    // The first activation of a new domain, through both at once: neither may fail.
+    const fresh = (await sql("SELECT 1 FROM meta WHERE key = 'configVersion'")).length === 0;
+    if (fresh) {
+      const { result, held } = await throughBarrier(['meta'], 2, () =>
+        Promise.all([a.post('edit/servers', { name: 'first-a', listenPort: 7201 }), b.post('edit/servers', { name: 'first-b', listenPort: 7202 })]),
+      );
+      t.diagnostic(`first activations: ${held} waiting at the barrier; ${result.map((r) => r.status).join(', ')}`);
+      for (const [i, r] of result.entries()) {
+        assert.equal(r.status, 201, `the first activation of the domain through the ${i === 0 ? 'first' : 'second'} server: ${r.text}`);
+      }
+      for (const c of [a, b]) {
+        for (const [name, port] of [['first-a', 7201], ['first-b', 7202]] as const) {
+          assert.equal((await c.get(`serverConfig/servers/${name}?links=none`)).json?.listenPort, port, name);
+        }
+      }
+    } else {
+      t.diagnostic('the domain was activated before this test: its first activation was not raced');
+    }
+  });
+
+  test('1c. twenty implicit activations through both servers at once are all acknowledged and present', async (t) => {
+    // Ten creates through each server, all at once: every one is acknowledged and present.
+    const N = 10;
+    const sent = [
+      ...Array.from({ length: N }, (_, i) => ({ via: a, server: 'first', name: `race-a${i}`, listenPort: 7600 + i })),
+      ...Array.from({ length: N }, (_, i) => ({ via: b, server: 'second', name: `race-b${i}`, listenPort: 7700 + i })),
+    ];
+    const replies = await Promise.all(sent.map((x) => x.via.post('edit/servers', { name: x.name, listenPort: x.listenPort })));
+    const failed = replies.map((r, i) => [r, sent[i]!] as const).filter(([r]) => r.status !== 201);
+    t.diagnostic(`${replies.length - failed.length} of ${replies.length} concurrent creates acknowledged`);
+    assert.deepEqual(
+      failed.map(([r, x]) => `${x.name} through the ${x.server}: ${r.status} ${r.json?.detail ?? r.text.slice(0, 200)}`),
+      [],
+      'concurrent implicit activations through two servers must all succeed',
+    );
+    for (const c of [a, b]) {
+      const list = await c.get('serverConfig/servers?links=none&fields=name,listenPort');
+      const ports = new Map(list.json.items.map((s: { name: string; listenPort: number }) => [s.name, s.listenPort]));
+      for (const x of sent) assert.equal(ports.get(x.name), x.listenPort, x.name);
+    }
+  });
+
   test('2. an activation and a named edit session made through one server are seen through the other at once', async () => {
     const created = await a.post('edit/servers', { name: 'shared-1', listenPort: 7311, notes: 'made through the first' });
     assert.equal(created.status, 201, created.text);
@@ -197,8 +314,9 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
     const lc = await b.get(`${LC}/shared-1?links=none&fields=name,state`);
     assert.equal(lc.status, 200, lc.text);
     assert.deepEqual(lc.json, { name: 'shared-1', state: 'SHUTDOWN' });
-    // The activation record is there through both.
+    // The implicit edit session left no lock behind, as either server tells.
     assert.equal((await changeManager(b)).locked, false);
+    assert.equal((await changeManager(a)).locked, false);
 
     // A named edit session created through the first is listed through the second.
     const s = await a.post(ESC, { name: 'shared-session', description: 'made through the first' });
@@ -228,9 +346,35 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
   });
 
   test('3. a managed server started through one server completes, as seen through the other', async (t) => {
-    const state = async (c: Client, server: string) => (await c.get(`${LC}/${server}?links=none&fields=state`)).json?.state;
     assert.equal(await state(b, 'ms1'), 'SHUTDOWN');
-    const r = await a.post(`${LC}/ms1/start`, {}, ASYNC);
+    // The task and runtime tables are locked while the first starts ms1, so that its writes can
+    // land only once the lock is gone. A server that stores before it answers cannot answer while
+    // the lock is held (it is released once its write has waited a while); one that answers first
+    // is read through the second at once, while its write still waits.
+    const locks = await holdLocks(['tasks', 'runtime']);
+    const starting = a.post(`${LC}/ms1/start`, {}, ASYNC);
+    let answered = false;
+    starting.then(
+      () => (answered = true),
+      () => (answered = true),
+    );
+    let early: Reply | undefined;
+    let earlyState: string | undefined;
+    const readEarly = async (r: Reply) => {
+      const path = r.headers.get('location')?.slice(first.latest.length + 1);
+      early = await b.get(`${path}?links=none`);
+      earlyState = await state(b, 'ms1');
+    };
+    try {
+      for (let i = 0, waited = 0; i < 250 && !answered && waited < 25; i++) {
+        if ((await locks.waiting()) > 0) waited++;
+        if (!answered) await pause(20);
+      }
+      if (answered) await readEarly(await starting);
+    } finally {
+      await locks.release();
+    }
+    const r = await starting;
     assert.equal(r.status, 202, r.text);
     const location = r.headers.get('location');
     assert.ok(location, `no Location: ${r.text}`);
@@ -238,11 +382,7 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
     const name = r.json.name as string;
     // The task's path below .../latest, to read through either server.
     const path = location.slice(first.latest.length + 1);
-
-    // At once through the second: the task and the transitional state. (Read now, asserted at the
-    // end, so that a failure here still leaves ms1 started for the tests after this one.)
-    const early = await b.get(`${path}?links=none`);
-    const earlyState = await state(b, 'ms1');
+    if (!early) await readEarly(r);
 
     // The start runs on the first server's real clock (2 s): poll through the second.
     const done = await pollUntil(
@@ -275,12 +415,88 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
 
     // The Location the first server answered resolves through the second at once, and the second
     // shows the transitional state: the first committed both before it answered.
+    assert.ok(early);
     assert.equal(early.status, 200, `the task the first server answered 202 for is not seen through the second at once: ${early.text}`);
     assert.equal(early.json.name, name);
     assert.equal(early.json.operation, 'start');
     assert.equal(early.json.serverName, 'ms1');
     assert.ok(['TASK IN PROGRESS', 'TASK COMPLETED'].includes(early.json.taskStatus), early.text);
-    assert.ok(['STARTING', 'RUNNING'].includes(earlyState), `ms1 is ${earlyState} through the second right after the first answered 202 for its start`);
+    assert.ok(['STARTING', 'RUNNING'].includes(earlyState ?? ''), `ms1 is ${earlyState} through the second right after the first answered 202 for its start`);
+  });
+
+  test('3b. a server slow to catch up does not overwrite a lifecycle state the other changed meanwhile', async () => {
+    // The second is idle and caught up, then paused: it misses an activation and a start.
+    assert.equal((await b.get('currentUser')).status, 200);
+    second.proc.kill('SIGSTOP');
+    let path: string;
+    try {
+      const made = await a.post('edit/servers', { name: 'late-1', listenPort: 7401 });
+      assert.equal(made.status, 201, made.text);
+      const r = await a.post(`${LC}/late-1/start`, {}, ASYNC);
+      assert.equal(r.status, 202, r.text);
+      path = r.headers.get('location')!.slice(first.latest.length + 1);
+      // A request through the first waits for its queued writes: the store holds late-1 STARTING.
+      assert.equal(await state(a, 'late-1'), 'STARTING');
+    } finally {
+      second.proc.kill('SIGCONT');
+    }
+    // The second catches up with both at once (the activation, then the runtime state).
+    const seen = await state(b, 'late-1');
+    const done = await pollUntil(
+      async () => (await a.get(`${path}?links=none`)).json,
+      (j) => j?.completed === true,
+      'the start of late-1, polled through the first server',
+    );
+    assert.equal(done.taskStatus, 'TASK COMPLETED', JSON.stringify(done));
+    const after = { first: await state(a, 'late-1'), second: await state(b, 'late-1') };
+    assert.deepEqual(after, { first: 'RUNNING', second: 'RUNNING' }, 'late-1 after its start completed (the task says TASK COMPLETED)');
+    assert.ok(seen === 'STARTING' || seen === 'RUNNING', `late-1 is ${seen} through the second once it caught up; the first had it STARTING`);
+  });
+
+  test('3c. group memberships changed through both servers at once: neither change is lost', async (t) => {
+    await createUser(a, 'revoked', 'revoked-pw1', 'Administrators');
+    await createUser(a, 'added', 'added-pw1');
+    const before = await members(b, 'Administrators');
+    assert.ok(before.includes('revoked') && !before.includes('added'), JSON.stringify(before));
+    const { result, held } = await throughBarrier(['groups', 'group_members'], 2, () =>
+      Promise.all([
+        a.post(`${AUTHN}/removeMemberFromGroup`, { groupName: 'Administrators', memberUserOrGroupName: 'revoked' }),
+        b.post(`${AUTHN}/addMemberToGroup`, { groupName: 'Administrators', memberUserOrGroupName: 'added' }),
+      ]),
+    );
+    t.diagnostic(`${held} waiting at the barrier`);
+    const [removed, added] = result;
+    assert.equal(removed.status, 200, `removeMemberFromGroup through the first: ${removed.text}`);
+    assert.equal(added.status, 200, `addMemberToGroup through the second: ${added.text}`);
+    const expected = [...before.filter((m) => m !== 'revoked'), 'added'].sort();
+    assert.deepEqual(
+      { first: await members(a, 'Administrators'), second: await members(b, 'Administrators') },
+      { first: expected, second: expected },
+      'Administrators after a removal through the first and an addition through the second, both acknowledged',
+    );
+  });
+
+  test('3d. the same user created through both servers at once: one is created, the other refused', async (t) => {
+    const pw = { first: 'twin-first1', second: 'twin-second2' };
+    const { result, held } = await throughBarrier(['users'], 2, () =>
+      Promise.all([
+        a.post(`${AUTHN}/createUser`, { userName: 'twin', password: pw.first, description: 'through the first' }),
+        b.post(`${AUTHN}/createUser`, { userName: 'twin', password: pw.second, description: 'through the second' }),
+      ]),
+    );
+    t.diagnostic(`${held} waiting at the barrier; ${result.map((r) => r.status).join(', ')}`);
+    // Whatever was acknowledged holds: a password acknowledged with 200 authenticates through both
+    // (twin is in no group, so a read is then forbidden, 403; a wrong password is 401).
+    for (const [i, which] of (['first', 'second'] as const).entries()) {
+      if (result[i]!.status !== 200) continue;
+      for (const [where, c] of [['first', a], ['second', b]] as const) {
+        const who = await c.as(basic('twin', pw[which])).get('currentUser?links=none');
+        assert.notEqual(who.status, 401, `twin, created with 200 through the ${which} server, is refused its password through the ${where}: ${who.text.slice(0, 200)}`);
+      }
+    }
+    assert.deepEqual(result.map((r) => r.status).sort(), [200, 400], result.map((r) => r.text.slice(0, 300)).join(' | '));
+    const refused = result.find((r) => r.status === 400)!;
+    assertProblem(errorItems(refused, 400, 'the second createUser of twin'), "already exists");
   });
 
   test('4. SIGKILL of one server with activations in flight: the survivor and a restarted process see every acknowledged one, whole', async (t) => {
@@ -402,5 +618,35 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
     // Deleted through the second: gone through the first.
     assert.equal((await bLcm.del('environments/env-shared')).status, 200);
     assert.equal((await aLcm.get('environments/env-shared')).status, 404);
+  });
+  test('6. a lifecycle operation in flight on a killed server does not stay in progress for ever', async (t) => {
+    assert.equal(await state(b, 'ms2'), 'SHUTDOWN');
+    const r = await a.post(`${LC}/ms2/start`, {}, ASYNC);
+    assert.equal(r.status, 202, r.text);
+    const path = r.headers.get('location')!.slice(first.latest.length + 1);
+    // A request through the first waits for its queued writes: the store holds the task and STARTING.
+    assert.equal(await state(a, 'ms2'), 'STARTING');
+    const victim = first;
+    victim.proc.kill('SIGKILL');
+    await victim.exited;
+    first = await startChild(newDataDir());
+    assert.equal((await b.get(`${path}?links=none`)).json?.completed, false, 'the start completed before the kill');
+    // Nobody runs the start any more. The killed process stops beating at once; three missed
+    // heartbeats (3 x 5 s) later it is known dead. The survivor, or the restarted process, must
+    // then settle what it left: the task ends (FAILED or COMPLETED) and ms2 leaves STARTING.
+    // Polled (500 ms apart, 30 s at most) because only the clock makes a silent process dead.
+    const settled = await pollUntil(
+      async () => (await b.get(`${path}?links=none`)).json,
+      (j) => j?.completed === true,
+      'the start of ms2 whose server was killed, polled through the survivor',
+      60,
+      500,
+    );
+    t.diagnostic(`settled as ${settled.taskStatus}`);
+    assert.notEqual(settled.taskStatus, 'TASK IN PROGRESS');
+    const states = { first: await state(a, 'ms2'), second: await state(b, 'ms2') };
+    assert.equal(states.first, states.second, JSON.stringify(states));
+    assert.ok(!['STARTING', 'UNKNOWN', undefined].includes(states.second), `ms2 is still ${states.second} though nobody runs its start`);
+    assert.deepEqual((await a.get(`${path}?links=none`)).json, settled, 'the task differs between the servers');
   });
 });
