@@ -411,6 +411,10 @@ export class ConfigService {
   }
 
   private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>): void {
+    // The domain must always name an administration server it has.
+    if (node.key === '' && typeof body.adminServerName === 'string' && !s.bean(itemKey('servers', body.adminServerName))) {
+      throw invalid([{ path: 'adminServerName', detail: `There is no server named '${body.adminServerName}' to be the administration server.` }]);
+    }
     const current = s.bean(node.key);
     const values = validateWrite(this.writeContext(s), type, body, { ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
     if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
@@ -418,6 +422,10 @@ export class ConfigService {
   }
 
   private deleteIn(s: EditSession, node: Owner, prop: PropDef): void {
+    const admin = s.bean('')?.values.adminServerName;
+    if (node.identity.length === 2 && node.identity[0] === 'servers' && node.identity[1] === admin) {
+      throw badRequest(`'${String(admin)}' is the administration server of the domain and cannot be deleted.`);
+    }
     if (prop.shape === 'singleton' && !prop.optional) {
       throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
     }
@@ -489,6 +497,8 @@ export class ConfigService {
         `The edit session '${s.info.name}' needs a merge: activations since it began changed ${conflicts.slice(0, 5).map(describeKey).join(', ')}${conflicts.length > 5 ? ', ...' : ''}. Call safeResolve (or forceResolve) on the change manager, then activate.`,
       );
     }
+    // References made since a delete was recorded (by activations of other sessions) go too.
+    for (const [key, change] of [...s.changes]) if (change.op === 'delete') this.clearReferencesTo(s, key);
     this.validateReferences(s);
     const ordered = [...s.changes].sort(([a], [b]) => depth(a) - depth(b));
     const write: BeanChanges = { put: [], remove: [] };

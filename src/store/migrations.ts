@@ -7,6 +7,8 @@ export interface Migration {
 }
 
 const autoId = (d: 'sqlite' | 'postgres') => (d === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGSERIAL PRIMARY KEY');
+/** Keys compare byte by byte (subtrees are key ranges); PostgreSQL would otherwise use the locale's order. */
+const keyText = (d: 'sqlite' | 'postgres') => (d === 'sqlite' ? 'TEXT' : 'TEXT COLLATE "C"');
 
 export const MIGRATIONS: Migration[] = [
   {
@@ -15,7 +17,7 @@ export const MIGRATIONS: Migration[] = [
       'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
       'CREATE TABLE versions (component TEXT PRIMARY KEY, version BIGINT NOT NULL)',
       `CREATE TABLE beans (
-         tree TEXT NOT NULL, key TEXT NOT NULL, collection TEXT, name TEXT, ord BIGINT NOT NULL DEFAULT 0,
+         tree TEXT NOT NULL, key ${keyText(d)} NOT NULL, collection TEXT, name TEXT, ord BIGINT NOT NULL DEFAULT 0,
          type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (tree, key))`,
       "CREATE TABLE users (name TEXT PRIMARY KEY, hash TEXT NOT NULL, description TEXT NOT NULL DEFAULT '')",
       "CREATE TABLE groups (name TEXT PRIMARY KEY, description TEXT NOT NULL DEFAULT '')",
@@ -23,7 +25,7 @@ export const MIGRATIONS: Migration[] = [
       'CREATE TABLE sessions (name TEXT PRIMARY KEY, info TEXT NOT NULL, changes TEXT NOT NULL, rev BIGINT NOT NULL)',
       `CREATE TABLE activations (id ${autoId(d)}, version BIGINT NOT NULL, data TEXT NOT NULL)`,
       'CREATE TABLE runtime (key TEXT PRIMARY KEY, data TEXT NOT NULL)',
-      'CREATE TABLE tasks (key TEXT PRIMARY KEY, collection TEXT NOT NULL, ord BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL)',
+      `CREATE TABLE tasks (key ${keyText(d)} PRIMARY KEY, collection TEXT NOT NULL, ord BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL)`,
       'CREATE TABLE documents (key TEXT PRIMARY KEY, data TEXT NOT NULL, rev BIGINT NOT NULL)',
     ],
   },

@@ -102,28 +102,48 @@ export class BeanTree implements TreeSource {
         else this.collections.set(collectionKey, [name]);
         this.placement.set(key, [collectionKey, name, position]);
       }
-      const owner = ownerKey(key, collectionKey);
-      const set = this.kids.get(owner);
-      if (set) set.add(key);
-      else this.kids.set(owner, new Set([key]));
+      this.link(ownerKey(key, collectionKey), key);
     }
     this.beans.set(key, record);
   }
 
+  /**
+   * Lists `key` under its owner. An owner that is not stored (an always-present singleton nobody
+   * configured) is itself listed under its own owner, so every subtree can be walked from the top.
+   */
+  private link(owner: string, key: string): void {
+    for (;;) {
+      const set = this.kids.get(owner);
+      if (set) {
+        set.add(key);
+        return;
+      }
+      this.kids.set(owner, new Set([key]));
+      if (owner === ROOT_KEY || this.beans.has(owner)) return;
+      key = owner;
+      owner = upKey(owner);
+    }
+  }
+
   /** Keys of the bean at `key` and every bean below it, parents first. */
   subtree(key: string): string[] {
+    return this.walk(key).filter((k) => this.beans.has(k));
+  }
+
+  /** Every key below `key`, stored beans and the unstored singletons between them, parents first. */
+  private walk(key: string): string[] {
     const out: string[] = [];
-    const walk = (k: string) => {
-      if (this.beans.has(k)) out.push(k);
-      for (const child of this.kids.get(k) ?? []) walk(child);
+    const visit = (k: string) => {
+      out.push(k);
+      for (const child of this.kids.get(k) ?? []) visit(child);
     };
-    walk(key);
+    visit(key);
     return out;
   }
 
   /** Removes a bean and everything below it. */
   remove(key: string): void {
-    const keys = this.subtree(key);
+    const keys = this.walk(key);
     for (const k of keys.reverse()) {
       this.beans.delete(k);
       this.kids.delete(k);
