@@ -96,15 +96,25 @@ export class ConfigService {
     this.sessions.clear();
     this.revs.clear();
     for (const row of await this.store.sessions()) {
-      const session = new EditSession(row.info as SessionInfo, this.config);
+      const session = this.newSession(row.info as SessionInfo);
       session.restore(row.changes as [string, Change][]);
       this.sessions.set(row.name, session);
       this.revs.set(row.name, row.rev ?? 0);
     }
     if (!this.sessions.has(DEFAULT_SESSION)) {
       const info: SessionInfo = { name: DEFAULT_SESSION, partition: null, creator: 'system', description: 'The default edit session', owner: null, baseVersion: this.version };
-      this.sessions.set(DEFAULT_SESSION, new EditSession(info, this.config));
+      this.sessions.set(DEFAULT_SESSION, this.newSession(info));
     }
+  }
+
+  private newSession(info: SessionInfo): EditSession {
+    const session = new EditSession(info, this.config);
+    session.singletonAt = (key) => {
+      const owner = this.typeAt(session, upKey(key));
+      const p = owner?.prop.get(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)));
+      return p !== undefined && p.shape === 'singleton' && !p.optional;
+    };
+    return session;
   }
 
   /** Writes a session only if no other server changed it since it was read. */
@@ -207,7 +217,7 @@ export class ConfigService {
       if (problem) throw badRequest(`The edit session name ${problem}.`, 'name');
       if (this.sessions.has(name)) throw badRequest(`The edit session '${name}' already exists.`, 'name');
       const info: SessionInfo = { name, partition, creator, description, owner: null, baseVersion: this.version };
-      const s = new EditSession(info, this.config);
+      const s = this.newSession(info);
       this.revs.set(name, 0);
       await this.saveSession(s);
       this.sessions.set(name, s);
@@ -483,6 +493,19 @@ export class ConfigService {
     }
   }
 
+  /**
+   * The type of the bean at `key` in the session's view: a stored bean's, or that of an
+   * always-present singleton of a bean that exists. Undefined when nothing is there.
+   */
+  private typeAt(s: EditSession, key: string): TypeDef | undefined {
+    if (key === '') return this.catalog.type('appserver.management.configuration.DomainMBean');
+    const record = s.bean(key);
+    if (record) return this.catalog.types.get(record.type);
+    const owner = this.typeAt(s, upKey(key));
+    const p = owner?.prop.get(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)));
+    return p && p.shape === 'singleton' && !p.optional ? this.catalog.types.get(p.javaType) : undefined;
+  }
+
   private checkNotLocked(s: EditSession, user: string): void {
     if (s.info.owner !== null && s.info.owner !== user) throw lockedBy(s);
   }
@@ -499,6 +522,10 @@ export class ConfigService {
     }
     // References made since a delete was recorded (by activations of other sessions) go too.
     for (const [key, change] of [...s.changes]) if (change.op === 'delete') this.clearReferencesTo(s, key);
+    // An update of a bean another activation removed meanwhile has nothing left to update.
+    for (const [key, change] of [...s.changes]) {
+      if (change.op === 'update' && !this.config.bean(key) && !this.typeAt(s, key)) s.changes.delete(key);
+    }
     this.validateReferences(s);
     const ordered = [...s.changes].sort(([a], [b]) => depth(a) - depth(b));
     const write: BeanChanges = { put: [], remove: [] };

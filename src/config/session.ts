@@ -27,6 +27,11 @@ export const DEFAULT_SESSION = 'default';
 
 export class EditSession implements TreeSource {
   readonly changes = new Map<string, Change>();
+  /**
+   * Whether `key` names an always-present singleton of a bean in this view (set by the service,
+   * which knows the types): only such a bean may be updated without having been stored.
+   */
+  singletonAt: (key: string) => boolean = () => true;
   /** collection key -> names created in this session, in order. */
   private readonly added = new Map<string, string[]>();
 
@@ -49,7 +54,11 @@ export class EditSession implements TreeSource {
     if (change?.op === 'delete') return undefined;
     if (change?.op === 'create') return { type: change.type, values: change.values };
     const base = fresh ? undefined : this.base.bean(key);
-    if (change?.op === 'update') return { type: base?.type ?? change.type, values: merge(base?.values, change) };
+    if (change?.op === 'update') {
+      // An update of a bean removed meanwhile (by another session's activation) shows nothing.
+      if (!base && !this.singletonAt(key)) return undefined;
+      return { type: base?.type ?? change.type, values: merge(base?.values, change) };
+    }
     return base;
   }
 

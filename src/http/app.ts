@@ -26,7 +26,7 @@ import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
 import { parseRequestPath } from './request-path.js';
-import { sendJson } from './send.js';
+import { sendJson, serialize } from './send.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,6 +78,18 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     trustProxy: true,
     // The routes below decode paths themselves; Fastify must not reject odd but valid names.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Requests Node's parser refuses (headers too large, malformed) still get the JSON envelope.
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      const detail =
+        status === 431 ? 'The request line or headers are larger than the server accepts (16 KiB).' : status === 408 ? 'The request took too long to arrive.' : `The request is not valid HTTP: ${err.message}.`;
+      const body = serialize(new ApiError(status, [{ detail }]).body());
+      if (socket.writable) {
+        socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      } else {
+        socket.destroy();
+      }
+    },
     // Errors the router raises before any hook runs (a path that is not valid percent-encoding).
     frameworkErrors: (error, _request, reply) => {
       sendJson(reply, 400, badRequest(`The request path is not valid: ${error.message}.`).body());
