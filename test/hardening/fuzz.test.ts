@@ -6,9 +6,17 @@
 // configuration it keeps must hold together (no reference to a bean that is not there, every bean
 // readable, no edit lock left), and a restart must read back the same configuration.
 //
-// FUZZ_RUNS (default 2500) sets the number of generated requests, FUZZ_SEED replays a run (the seed
-// is printed), FUZZ_CONCURRENCY (default 8) the requests in flight; with FUZZ_CONCURRENCY=1 a
-// replay sends the same requests in the same order.
+// A second, stateful phase creates beans of many collections that point at one another, updates
+// their references, deletes them, and steps edit sessions (the default one and a named one) through
+// startEdit/activate/cancelEdit/resolve, so that the integrity check has something to check.
+//
+// Environment: FUZZ_RUNS (default 2500) generated requests; FUZZ_WRITE_RUNS (default 600) commands
+// of the stateful phase; FUZZ_SEED replays a run (the seed is printed; the stateful phase uses
+// seed+1); FUZZ_CONCURRENCY (default 8) and FUZZ_WRITE_CONCURRENCY (default 3) requests in flight —
+// set both to 1 for a replay that sends the same requests in the same order. While hunting:
+// FUZZ_TRACE=<regex> prints every non-GET request whose path matches, with its answer;
+// FUZZ_SKIP=<regex> leaves out generated requests whose "METHOD path body" matches (to look past
+// a fault already known).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
@@ -37,7 +45,16 @@ const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED)
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const BODY_LIMIT = 10 * 1024 * 1024;
 /** The collections of serverConfig whose subtrees the integrity check walks. */
-const WALKED = ['servers', 'clusters', 'partitions', 'virtualTargets', 'JMSServers', 'appDeployments'];
+const WALKED = [
+  'servers', 'clusters', 'partitions', 'virtualTargets', 'JMSServers', 'appDeployments',
+  'machines', 'fileStores', 'JDBCSystemResources', 'JMSSystemResources', 'migratableTargets', 'JDBCStores', 'SAFAgents', 'serverTemplates',
+];
+/** Collections the stateful write phase creates in, points at one another, and deletes from. */
+const WRITTEN = [
+  'servers', 'clusters', 'machines', 'virtualTargets', 'JMSServers', 'fileStores', 'JDBCSystemResources', 'partitions',
+  'migratableTargets', 'JMSSystemResources', 'JDBCStores', 'SAFAgents', 'serverTemplates', 'mailSessions', 'coherenceClusterSystemResources',
+];
+const WRITE_RUNS = Number(process.env.FUZZ_WRITE_RUNS ?? 600);
 
 let srv: TestServer;
 let admin: Api;
@@ -64,7 +81,7 @@ const HOSTILE_SEGMENTS = [
   '..', '.', '%2F', '%2f', '%2e%2e', '%2E%2E%2F', '%00', 'a%00b', '%zz', '%', '%E0%A4%A', '%C0%AE', '%FF', '', '%20', ' ', '~',
   '%2F..%2F..', 'a%2Fb', '%252F', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '%F0%9F%98%80',
   '%C3%BC', 'null', 'undefined', '*', 'search', 'links', 'items', 'identity', '?', ';', 'management', 'appserver', 'latest', 'edit',
-  'changeManager', 'serverRuntimes', 'createForm', 'serverCreateForm', 'x'.repeat(3000), 'y'.repeat(12_000), '%%%', '%u0041', '\\', '..\\..',
+  'changeManager', 'serverRuntimes', 'createForm', 'serverCreateForm', 'x'.repeat(3000), 'y'.repeat(8000), '%%%', '%u0041', '\\', '..\\..',
 ];
 
 const pick = <T>(arr: readonly T[], n: number): T => arr[Math.abs(n) % arr.length]!;
@@ -132,7 +149,7 @@ const queryArb = fc.oneof(
       )
       .map((parts) => '?' + parts.map(([k, v, raw]) => (raw ? `${k}=${v}` : `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)).join('&')),
   },
-  { weight: 3, arbitrary: fc.constantFrom('?', '?&&', '?fields', '?fields=name&excludeFields=name', '?links=none&excludeLinks=self', '?%', '?fields=%zz', '?a=1&a=2&a=3', `?fields=${'f,'.repeat(3000)}`) },
+  { weight: 3, arbitrary: fc.constantFrom('?', '?&&', '?fields', '?fields=name&excludeFields=name', '?links=none&excludeLinks=self', '?%', '?fields=%zz', '?a=1&a=2&a=3', `?fields=${'f,'.repeat(1500)}`) },
 );
 
 type BodySpec =
@@ -346,14 +363,11 @@ const LCM_KEYS = [
 
 function lcmPath(spec: Spec): { segs: string[]; target: Target } {
   const template = pick(LCM_TEMPLATES, spec.start);
-  const names: string[] = [];
   let n = spec.start;
   const segs = template.map((s, i) => {
     if (!s.startsWith(':')) return s;
     n = (spec.steps[i % Math.max(1, spec.steps.length)]?.[1] ?? n) + i;
-    const name = pick(LCM_NAMES[s.slice(1)]!, n);
-    names.push(name);
-    return name;
+    return pick(LCM_NAMES[s.slice(1)]!, n);
   });
   return { segs: segs.map((s) => encodeURIComponent(s)), target: { kind: 'lcm', keys: LCM_KEYS, lcmPath: template } };
 }
@@ -609,6 +623,18 @@ function describe(v: Violation): string {
   ].join('\n');
 }
 
+/** Prints each distinct kind of violation once, then fails if there was any. */
+function reportViolations(list: Violation[], what: string): void {
+  if (list.length === 0) return;
+  const distinct = new Map<string, Violation>();
+  for (const v of list) {
+    const key = `${v.problem.replace(/\d+/g, 'N')} ${v.request.method}`;
+    if (!distinct.has(key)) distinct.set(key, v);
+  }
+  console.log(`${what}: ${list.length} violations, ${distinct.size} distinct:\n${[...distinct.values()].map(describe).join('\n')}`);
+  assert.fail(`${what}: ${list.length} answers broke the rules; first: ${describe(list[0]!)}`);
+}
+
 const statuses = new Map<string | number, number>();
 const byKind = new Map<string | number, number>();
 const violations: Violation[] = [];
@@ -634,8 +660,8 @@ async function fire(req: RawRequest & { target?: Target }): Promise<RawReply> {
   }
   if (req.target) byKind.set(req.target.kind, (byKind.get(req.target.kind) ?? 0) + 1);
   if (reply.ms > slowest.ms) slowest = { ms: reply.ms, what: `${req.method} ${req.path.slice(0, 160)} -> ${reply.status}` };
-  if (process.env.FUZZ_DEBUG && req.target && ['collection', 'bean', 'action'].includes(req.target.kind) && req.method === 'POST' && reply.status >= 400) {
-    console.log('DBG', req.target.kind, reply.status, req.path.slice(0, 120), String(req.body ?? '').slice(0, 150), '=>', (reply.json?.detail ?? JSON.stringify(reply.json?.['appserver:errorsDetails'] ?? '')).slice(0, 200));
+  if (process.env.FUZZ_TRACE && new RegExp(process.env.FUZZ_TRACE).test(req.path) && req.method !== 'GET' && req.method !== 'HEAD') {
+    console.log('TRACE', req.method, req.path.slice(0, 200), JSON.stringify(req.headers['appserver.edit.session'] ?? null), String(req.body ?? '').slice(0, 300), '->', reply.status, reply.text.replace(/\s+/g, ' ').slice(0, 200));
   }
   const problem = envelopeProblem(req.method, reply);
   if (problem) violations.push({ request: req, reply, problem });
@@ -681,8 +707,7 @@ test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always
   t.diagnostic(`seed ${SEED}`);
   const started = Date.now();
   const specs = fc.sample(specArb, { seed: SEED, numRuns: RUNS });
-  const requests = specs.map(build);
-  if (process.env.FUZZ_DEBUG) for (const r of requests.filter((r) => r.target.kind === 'unknown').slice(0, 40)) console.log('DBG', r.method, r.path.slice(0, 200));
+  const requests = specs.map(build).filter((r) => !(process.env.FUZZ_SKIP && new RegExp(process.env.FUZZ_SKIP).test(`${r.method} ${r.path} ${String(r.body ?? '').slice(0, 2000)}`)));
 
   // A few bodies near and over the size limit (10 MiB), on fuzzed targets and declared both ways.
   const near = 'x'.repeat(BODY_LIMIT - 200);
@@ -703,30 +728,111 @@ test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always
     }
   }
 
-  let broken = false;
   await pool(requests, CONCURRENCY, async (req) => {
-    const r = await fire(req);
-    if (process.env.FUZZ_DEBUG && !broken && r.status >= 200 && r.status < 300 && req.method !== 'GET' && req.method !== 'HEAD') {
-      const probe = await admin.get('serverRuntime?links=none&fields=name');
-      if (probe.status >= 500) {
-        broken = true;
-        console.log('BROKEN AFTER', req.method, req.path, String(req.body ?? '').slice(0, 500), '->', r.status, r.text.slice(0, 200));
-      }
-    }
+    await fire(req);
   });
   const ms = Date.now() - started;
   console.log(`fuzz: ${sent} requests in ${ms} ms; status distribution: ${histogram(statuses)}`);
   console.log(`fuzz: accepted non-GET requests: ${histogram(writes)}`);
   console.log(`fuzz: targets: ${histogram(byKind)}; ${retried} resent after a closed kept-alive connection; slowest ${slowest.ms} ms (${slowest.what})`);
-  if (violations.length > 0) {
-    const distinct = new Map<string, Violation>();
-    for (const v of violations) {
-      const key = `${v.problem.replace(/\d+/g, 'N')} ${v.request.method}`;
-      if (!distinct.has(key)) distinct.set(key, v);
+  reportViolations(violations, `fuzz (seed ${SEED})`);
+});
+
+// ---- the stateful write phase ------------------------------------------------------------------------
+
+interface WriteCollection {
+  name: string;
+  type: TypeDef;
+  /** Writable reference properties, each with the collections whose beans it may point at. */
+  refs: { prop: PropDef; to: string[] }[];
+}
+
+function writeCollections(): WriteCollection[] {
+  const c = catalog();
+  const domain = rootType('edit');
+  const typeOf = (coll: string) => {
+    const p = domain.prop.get(coll);
+    return p ? c.types.get(p.creators[0] ?? p.javaType) : undefined;
+  };
+  return WRITTEN.flatMap((name) => {
+    const type = typeOf(name);
+    if (!type) return [];
+    const refs = type.props
+      .filter((p) => p.shape === 'reference' && p.writable)
+      .map((prop) => ({ prop, to: WRITTEN.filter((other) => { const t = typeOf(other); return t !== undefined && c.isA(t, prop.javaType); }) }))
+      .filter((r) => r.to.length > 0);
+    return [{ name, type, refs }];
+  });
+}
+
+const writeCmdArb = fc.record({
+  op: fc.oneof(
+    { weight: 35, arbitrary: fc.constant('create' as const) },
+    { weight: 35, arbitrary: fc.constant('update' as const) },
+    { weight: 20, arbitrary: fc.constant('delete' as const) },
+    { weight: 10, arbitrary: fc.constant('session' as const) },
+  ),
+  coll: fc.nat(),
+  name: fc.nat(),
+  refs: fc.array(fc.tuple(fc.nat(), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 3 }), fc.boolean()), { maxLength: 3 }),
+  named: fc.nat(99),
+  sessionOp: fc.constantFrom('startEdit', 'startEdit', 'activate', 'activate', 'cancelEdit', 'safeResolve', 'forceResolve'),
+});
+
+test(`stateful write fuzz: ${WRITE_RUNS} creates, reference updates, deletes and session steps (seed ${SEED})`, async () => {
+  const colls = writeCollections();
+  const first = violations.length;
+  const ESC_PATH = 'domainRuntime/editSessionConfigurationManager/editSessionConfigurations';
+  const made = await admin.post(ESC_PATH, { name: 'fzw', description: 'stateful fuzz' });
+  assert.ok(made.status === 201 || made.status === 400, `creating the session fzw: ${made.status} ${made.text.slice(0, 300)}`);
+  const namesOf = (coll: string) => [...(world.itemNames.get(coll) ?? []).filter((n) => n !== 'AdminServer'), 'w1', 'w2', 'w3'];
+  const cmds = fc.sample(writeCmdArb, { seed: SEED + 1, numRuns: WRITE_RUNS });
+  const counts = new Map<string, number>();
+  let index = 0;
+  await pool(cmds, Number(process.env.FUZZ_WRITE_CONCURRENCY ?? 3), async (cmd) => {
+    index++;
+    const coll = pick(colls, cmd.coll);
+    const name = pick(namesOf(coll.name), cmd.name);
+    const session: Record<string, string> = cmd.named < 25 ? { 'appserver.edit.session': 'fzw' } : {};
+    const headers: Record<string, string> = { authorization: adminAuth, 'x-requested-by': 'fuzz-writes', accept: 'application/json', ...session };
+    const body: Record<string, unknown> = {};
+    for (const [r, targets, empty] of cmd.refs) {
+      if (coll.refs.length === 0) break;
+      const ref = pick(coll.refs, r);
+      const ids = targets.map(([t, n]) => { const to = pick(ref.to, t); return [to, pick(namesOf(to), n)]; });
+      body[ref.prop.name] = ref.prop.array ? ids.map((identity) => ({ identity })) : empty || ids.length === 0 ? null : ids[0];
     }
-    console.log(`fuzz: ${violations.length} violations, ${distinct.size} distinct:\n${[...distinct.values()].map(describe).join('\n')}`);
+    let req: RawRequest;
+    const base = '/management/appserver/latest/edit';
+    switch (cmd.op) {
+      case 'create':
+        req = { method: 'POST', path: `${base}/${coll.name}`, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name, ...body }) };
+        break;
+      case 'update':
+        req = { method: 'POST', path: `${base}/${coll.name}/${encodeURIComponent(name)}`, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        break;
+      case 'delete':
+        req = { method: 'DELETE', path: `${base}/${coll.name}/${encodeURIComponent(name)}`, headers };
+        break;
+      default:
+        req = { method: 'POST', path: `${base}/changeManager/${cmd.sessionOp}`, headers: { ...headers, 'content-type': 'application/json' }, body: '{}' };
+    }
+    const r = await fire(req);
+    const key = `${cmd.op === 'session' ? cmd.sessionOp : cmd.op} ${r.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+  console.log(`writes: ${index} commands; ${histogram(counts)}`);
+  // Leave no lock behind: cancel whatever the phase left open in either session.
+  for (const s of [{}, { 'appserver.edit.session': 'fzw' }] as Record<string, string>[]) {
+    const cm = await admin.get('edit/changeManager?links=none', s);
+    if (cm.json?.locked) {
+      const c = await admin.post('edit/changeManager/cancelEdit', {}, s);
+      assert.equal(c.status, 200, `cancelEdit: ${c.text}`);
+    }
   }
-  assert.equal(violations.length, 0, `${violations.length} answers broke the rules (seed ${SEED}); first: ${violations[0] ? describe(violations[0]) : ''}`);
+  const destroyed = await admin.del(`${ESC_PATH}/fzw`);
+  assert.equal(destroyed.status, 200, `destroying fzw: ${destroyed.text}`);
+  reportViolations(violations.slice(first), `writes (seed ${SEED + 1})`);
 });
 
 test('after the fuzz the server still answers and every configuration reference resolves', async () => {
