@@ -1,7 +1,7 @@
 // Builds the type model from catalog/catalog.json and the hand-written overlay, once, at start-up.
 import { readFileSync } from 'node:fs';
 import type { CatalogFile, CatalogProperty, CatalogType } from './format.js';
-import type { ApiVersion, OperationDef, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
+import type { ApiVersion, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
 import type { Overlay, Role } from './overlay-format.js';
 import { overlay as defaultOverlay } from './overlay/index.js';
 

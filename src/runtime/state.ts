@@ -29,8 +29,6 @@ export interface RuntimeState {
   dataSources?: Record<string, string>;
 }
 
-export const RUNTIME_STATE_KEY = 'runtime';
-
 /** Numeric server state as `stateVal` reports it. */
 export const SERVER_STATE_VAL: Record<string, number> = {
   SHUTDOWN: 0, STARTING: 1, RUNNING: 2, STANDBY: 3, SUSPENDING: 4, RESUMING: 6, SHUTTING_DOWN: 7,
