@@ -79,6 +79,22 @@ export function registerPoolActions(actions: ActionRegistry, engine: RuntimeEngi
   actions.register(POOL, 'forceReset', (call) => (engine.pools.forceReset(server(call), pool(call)), done));
   for (const op of ['ensureLogOpened', 'flushLog', 'forceLogRotation']) actions.register(`${R}LogRuntimeMBean`, op, () => done);
 
+  // ---- one connection of a pool (.../connectionPools/{pool}/connections/{id}) ----
+  const CONNECTION = `${R}ConnectorConnectionRuntimeMBean`;
+  const connection = (call: ActionCall) => {
+    const id = call.node.identity;
+    return { pool: id[id.length - 3]!, id: Number(id[id.length - 1]) };
+  };
+  actions.register(CONNECTION, 'delete', (call) => {
+    const c = connection(call);
+    if (!engine.pools.deleteConnection(server(call), c.pool, c.id)) {
+      throw badRequest(`Connection ${c.id} of '${c.pool}' is in use by an application and cannot be deleted; it can be deleted once released (or use forceReset on the pool).`);
+    }
+    return done;
+  });
+  actions.register(CONNECTION, 'hasError', () => ({ value: false }));
+  actions.register(CONNECTION, 'testConnection', () => ({ value: true }));
+
   // ---- resource adapters and the connector service ----
   const RA = `${R}ConnectorComponentRuntimeMBean`;
   const SERVICE = `${R}ConnectorServiceRuntimeMBean`;

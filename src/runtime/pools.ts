@@ -1,13 +1,16 @@
+import { type BeanRecord, type TreeSource, upKey } from '../tree/records.js';
+
 // Connection pools of resource adapters: connections are reserved by applications and released
-// again; `reset` recreates the pool only while no connection is in use.
+// again; `reset` recreates the pool only while no connection is in use. Each connection has an id,
+// so the pool's `connections` can be listed, tested and deleted.
 
 interface Pool {
   initialCapacity: number;
   maxCapacity: number;
   /** Connections created and not reserved. */
-  free: number;
-  /** Reserved connections, by id. */
-  inUse: Set<number>;
+  free: number[];
+  /** Reserved connections: id -> when (epoch ms). */
+  inUse: Map<number, number>;
   created: number;
   destroyed: number;
   matched: number;
@@ -16,11 +19,25 @@ interface Pool {
   freeHigh: number;
 }
 
+export interface ConnectionInfo {
+  id: number;
+  inUse: boolean;
+  reservedAt: number | null;
+}
+
 export class ConnectorPools {
   private readonly pools = new Map<string, Pool>();
   /** Suspended activity of each resource adapter (INBOUND 1, OUTBOUND 2, WORK 4). */
   private readonly suspended = new Map<string, number>();
   private nextId = 1;
+
+  private key(server: string, name: string): string {
+    return `${server}\0${name}`;
+  }
+
+  private fresh(count: number): number[] {
+    return Array.from({ length: count }, () => this.nextId++);
+  }
 
   /** Suspends (or resumes) kinds of activity of a resource adapter on a server. */
   setSuspended(server: string, adapter: string, mask: number, suspend: boolean): void {
@@ -34,10 +51,6 @@ export class ConnectorPools {
     return { suspendedState: mask, state: mask === 0 ? 'Activated' : 'Suspended' };
   }
 
-  private key(server: string, name: string): string {
-    return `${server}\0${name}`;
-  }
-
   /** Creates the pool of a resource adapter on a server, with its initial connections. */
   ensure(server: string, name: string, initialCapacity = 1, maxCapacity = 10): void {
     const key = this.key(server, name);
@@ -45,8 +58,8 @@ export class ConnectorPools {
     this.pools.set(key, {
       initialCapacity,
       maxCapacity,
-      free: initialCapacity,
-      inUse: new Set(),
+      free: this.fresh(initialCapacity),
+      inUse: new Map(),
       created: initialCapacity,
       destroyed: 0,
       matched: 0,
@@ -73,20 +86,19 @@ export class ConnectorPools {
   }
 
   /** Reserves a connection; undefined when the pool is at its maximum capacity. */
-  reserve(server: string, name: string): number | undefined {
+  reserve(server: string, name: string, now = Date.now()): number | undefined {
     const p = this.pool(server, name);
     if (p.inUse.size >= p.maxCapacity) {
       p.rejected++;
       return undefined;
     }
-    if (p.free > 0) {
-      p.free--;
-      p.matched++;
-    } else {
+    let id = p.free.pop();
+    if (id !== undefined) p.matched++;
+    else {
+      id = this.nextId++;
       p.created++;
     }
-    const id = this.nextId++;
-    p.inUse.add(id);
+    p.inUse.set(id, now);
     p.activeHigh = Math.max(p.activeHigh, p.inUse.size);
     return id;
   }
@@ -94,16 +106,16 @@ export class ConnectorPools {
   release(server: string, name: string, id: number): void {
     const p = this.pools.get(this.key(server, name));
     if (!p || !p.inUse.delete(id)) return;
-    p.free++;
-    p.freeHigh = Math.max(p.freeHigh, p.free);
+    p.free.push(id);
+    p.freeHigh = Math.max(p.freeHigh, p.free.length);
   }
 
   /** Discards unused connections and recreates the pool; refuses (false) while any is in use. */
   reset(server: string, name: string): boolean {
     const p = this.pool(server, name);
     if (p.inUse.size > 0) return false;
-    p.destroyed += p.free;
-    p.free = p.initialCapacity;
+    p.destroyed += p.free.length;
+    p.free = this.fresh(p.initialCapacity);
     p.created += p.initialCapacity;
     return true;
   }
@@ -111,15 +123,32 @@ export class ConnectorPools {
   /** Discards every connection, in use or not, and recreates the pool. */
   forceReset(server: string, name: string): void {
     const p = this.pool(server, name);
-    p.destroyed += p.free + p.inUse.size;
+    p.destroyed += p.free.length + p.inUse.size;
     p.inUse.clear();
-    p.free = p.initialCapacity;
+    p.free = this.fresh(p.initialCapacity);
     p.created += p.initialCapacity;
   }
 
   /** Every free connection answers its test here. */
   test(server: string, name: string): boolean {
     this.pool(server, name);
+    return true;
+  }
+
+  /** The pool's connections, free ones first. */
+  connections(server: string, name: string): ConnectionInfo[] {
+    const p = this.pools.get(this.key(server, name));
+    if (!p) return [];
+    return [...p.free.map((id) => ({ id, inUse: false, reservedAt: null })), ...[...p.inUse].map(([id, at]) => ({ id, inUse: true, reservedAt: at }))];
+  }
+
+  /** Destroys a connection nobody uses; false when it is in use (or gone). */
+  deleteConnection(server: string, name: string, id: number): boolean {
+    const p = this.pool(server, name);
+    const i = p.free.indexOf(id);
+    if (i < 0) return false;
+    p.free.splice(i, 1);
+    p.destroyed++;
     return true;
   }
 
@@ -132,18 +161,69 @@ export class ConnectorPools {
       initialCapacity: p.initialCapacity,
       maxCapacity: p.maxCapacity,
       capacityIncrement: 1,
-      currentCapacity: p.free + p.inUse.size,
+      currentCapacity: p.free.length + p.inUse.size,
       activeConnectionsCurrentCount: p.inUse.size,
       activeConnectionsHighCount: p.activeHigh,
-      freeConnectionsCurrentCount: p.free,
+      freeConnectionsCurrentCount: p.free.length,
       freeConnectionsHighCount: p.freeHigh,
       connectionsCreatedTotalCount: p.created,
       connectionsDestroyedTotalCount: p.destroyed,
       connectionsMatchedTotalCount: p.matched,
       connectionsRejectedTotalCount: p.rejected,
-      poolSizeHighWaterMark: Math.max(p.activeHigh + p.free, p.initialCapacity),
+      poolSizeHighWaterMark: Math.max(p.activeHigh + p.free.length, p.initialCapacity),
       numWaiters: 0,
       numWaitersCurrentCount: 0,
+    };
+  }
+}
+
+const POOL_TYPE = 'appserver.management.runtime.ConnectorConnectionPoolRuntimeMBean';
+const CONNECTION_TYPE = 'appserver.management.runtime.ConnectorConnectionRuntimeMBean';
+
+/** A server's runtime tree with the connections of its pools listed under each pool. */
+export class WithConnections implements TreeSource {
+  constructor(
+    private readonly inner: TreeSource,
+    private readonly pools: ConnectorPools,
+    private readonly server: string,
+  ) {}
+
+  /** The pool name of the pool bean owning a `connections` collection key. */
+  private poolOf(collectionKey: string): string | undefined {
+    if (!collectionKey.endsWith('/connections')) return undefined;
+    const pool = this.inner.bean(upKey(collectionKey));
+    return pool?.type === POOL_TYPE ? String(pool.values.poolName) : undefined;
+  }
+
+  itemNames(collectionKey: string): readonly string[] {
+    const pool = this.poolOf(collectionKey);
+    if (pool === undefined) return this.inner.itemNames(collectionKey);
+    return this.pools.connections(this.server, pool).map((c) => String(c.id));
+  }
+
+  bean(key: string): BeanRecord | undefined {
+    const found = this.inner.bean(key);
+    if (found) return found;
+    const collection = upKey(key);
+    const pool = this.poolOf(collection);
+    if (pool === undefined) return undefined;
+    const id = Number(key.slice(collection.length + 1));
+    const c = this.pools.connections(this.server, pool).find((x) => x.id === id);
+    if (!c) return undefined;
+    return {
+      type: CONNECTION_TYPE,
+      values: {
+        name: String(c.id),
+        currentlyInUse: c.inUse,
+        deletable: !c.inUse,
+        reserveTime: c.reservedAt ?? 0,
+        reserveDurationTime: c.reservedAt ? Date.now() - c.reservedAt : 0,
+        activeHandlesCurrentCount: c.inUse ? 1 : 0,
+        shared: false,
+        inTransaction: false,
+        EISProductName: 'Demo EIS',
+        managedConnectionFactoryClassName: 'appserver.demo.DemoManagedConnectionFactory',
+      },
     };
   }
 }

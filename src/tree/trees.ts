@@ -7,6 +7,7 @@ import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
+import { WithConnections } from '../runtime/pools.js';
 import { WithTasks } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from './resolve.js';
 
@@ -103,7 +104,7 @@ export class Trees {
     const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
-      source: tree,
+      source: new WithConnections(tree, this.domain.runtime.pools, server),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
       editable: false,

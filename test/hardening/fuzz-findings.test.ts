@@ -4,11 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { adminAuth, startTestServer, type TestServer } from '../support/server.js';
-import { Api, ERROR_TYPE, type RawReply, envelopeProblem, referencesIn, send, walkConfig } from './lib.js';
+import { Api, ERROR_TYPE, type RawReply, envelopeProblem, exitWhenStuck, referencesIn, send, walkConfig } from './lib.js';
 
 const ESC = 'domainRuntime/editSessionConfigurationManager/editSessionConfigurations';
 const LCM = '/management/lifecycle/latest';
 const LONE = '\ud800'; // a lone UTF-16 surrogate: valid in a JSON string, not valid Unicode
+
+after(() => exitWhenStuck());
 
 function assertEnvelope(r: RawReply, status: number, what: string): void {
   assert.equal(r.status, status, `${what}: ${r.status} ${r.text.slice(0, 400)}`);

@@ -33,6 +33,7 @@ import {
   childType,
   crawl,
   envelopeProblem,
+  exitWhenStuck,
   histogram,
   pool,
   rootType,
@@ -699,7 +700,8 @@ before(async () => {
 });
 
 after(async () => {
-  await srv.stop(true);
+  await srv.stop(true).catch(() => undefined);
+  exitWhenStuck();
 });
 
 test(`fuzz: ${RUNS} generated requests (seed ${SEED}) never get a 5xx and always a JSON answer`, async (t) => {

@@ -349,6 +349,18 @@ export async function walkConfig(api: Api, collections: string[], limit = 3000):
   return { beans, unreadable, dangling, references: refs.length };
 }
 
+/**
+ * Ends the test process a little after its last test if something still holds it open: a server
+ * whose start failed half-way (a fault these tests look for) leaves its store and timers behind, and
+ * the runner would otherwise wait for that process forever instead of reporting the failure.
+ */
+export function exitWhenStuck(graceMs = 3000): void {
+  setTimeout(() => {
+    console.log(`the test process was still held open ${graceMs} ms after its last test (a server left half-started?): exiting`);
+    process.exit(process.exitCode ?? 0);
+  }, graceMs).unref();
+}
+
 /** A frequency table as `k: n` pairs, most frequent first. */
 export function histogram(counts: Map<string | number, number>): string {
   return [...counts.entries()]
