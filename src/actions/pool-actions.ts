@@ -2,6 +2,9 @@
 // service with its resource adapters and connection pools.
 import { badRequest } from '../http/errors.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
+import type { Scheduler } from '../runtime/scheduler.js';
+import { type TaskEngine, serverTaskPrefix } from '../runtime/tasks.js';
+import type { TaskReplies } from './task-reply.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';
 
 const R = 'appserver.management.runtime.';
@@ -26,7 +29,15 @@ const DATA_SOURCE: Record<string, { from: string[]; to?: string }> = {
 /** Suspendable activity of a resource adapter: ALL unless a `type` bit mask says otherwise. */
 const ALL_ACTIVITY = 7;
 
-export function registerPoolActions(actions: ActionRegistry, engine: RuntimeEngine): void {
+export interface PoolActionDeps {
+  engine: RuntimeEngine;
+  tasks: TaskEngine;
+  scheduler: Scheduler;
+  replies: TaskReplies;
+}
+
+export function registerPoolActions(actions: ActionRegistry, deps: PoolActionDeps): void {
+  const { engine } = deps;
   const server = (call: ActionCall) => String(call.node.root.source.bean('')?.values.name);
   const last = (call: ActionCall) => call.node.identity[call.node.identity.length - 1]!;
 
@@ -49,6 +60,24 @@ export function registerPoolActions(actions: ActionRegistry, engine: RuntimeEngi
       }
       if (t.to) engine.setDataSourceState(w.server, w.partition, w.ds, t.to);
       return done;
+    });
+  }
+  // Suspend or shut down over `operationSecs`: a task in the data source's `tasks`, its last one in `lastTask`.
+  for (const [op, to] of [['asyncSuspend', 'Suspended'], ['asyncShutdown', 'Shutdown']] as const) {
+    actions.register(DS, op, (call) => {
+      const w = where(call);
+      const state = stateOf(call);
+      const from = to === 'Suspended' ? ['Running'] : ['Running', 'Suspended'];
+      if (!from.includes(state)) throw badRequest(`Data source '${w.ds}' on ${w.server} is ${state}; '${op}' can only be done when it is ${from.join(' or ')}. Nothing was changed.`);
+      const seconds = typeof call.args.operationSecs === 'number' && call.args.operationSecs > 0 ? call.args.operationSecs : 0;
+      const owner = { key: serverTaskPrefix(w.server) + call.node.key, identity: [...call.node.identity] };
+      const task = deps.tasks.create(owner, `${R}JDBCDataSourceTaskRuntimeMBean`, op, { description: `${op === 'asyncSuspend' ? 'Suspending' : 'Shutting down'} data source ${w.ds} on ${w.server}` });
+      engine.setLastDataSourceTask(w.server, w.partition, w.ds, task.identity);
+      deps.scheduler.after(seconds * 1000, () => {
+        if (engine.dataSourceState(w.server, w.partition, w.ds) === state) engine.setDataSourceState(w.server, w.partition, w.ds, to);
+        task.finish();
+      });
+      return deps.replies.reply(call, task, call.node.root);
     });
   }
   actions.register(DS, 'testPool', (call) => {

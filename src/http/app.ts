@@ -105,7 +105,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   registerSecurityActions(actions, deps.domain.security);
   const replies = new TaskReplies(resolver, renderer);
   const domainRuntime = () => trees.root('domainRuntime', {});
-  registerPoolActions(actions, deps.domain.runtime);
+  registerPoolActions(actions, { engine: deps.domain.runtime, tasks: deps.domain.tasks, scheduler: deps.domain.scheduler, replies });
   registerDeploymentActions(actions, {
     engine: deps.domain.runtime,
     deployments: deps.domain.deployments,

@@ -238,6 +238,13 @@ export class RuntimeEngine {
     return this.state.dataSources?.[`${server}/${partition}/${ds}`] ?? 'Running';
   }
 
+  /** The data source's last asynchronous task (shown as its `lastTask` reference). */
+  private readonly lastTasks = new Map<string, string[]>();
+
+  setLastDataSourceTask(server: string, partition: string, ds: string, identity: string[]): void {
+    this.lastTasks.set(`${server}/${partition}/${ds}`, identity);
+  }
+
   setDataSourceState(server: string, partition: string, ds: string, state: string): void {
     (this.state.dataSources ??= {})[`${server}/${partition}/${ds}`] = state;
     this.onStateChange();
@@ -264,7 +271,9 @@ export class RuntimeEngine {
         case 'JDBCDataSourceRuntime': {
           if (server === null) return undefined;
           const partition = id[0] === 'partitionRuntimes' ? id[1]! : '';
-          return { state: this.dataSourceState(server, partition, id[id.length - 1]!), enabled: this.dataSourceState(server, partition, id[id.length - 1]!) !== 'Shutdown' };
+          const ds = id[id.length - 1]!;
+          const state = this.dataSourceState(server, partition, ds);
+          return { state, enabled: state !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
         }
         case 'ConnectorConnectionPoolRuntime': {
           if (server === null) return undefined;

@@ -263,18 +263,27 @@ export class TaskEngine implements TreeSource {
   }
 }
 
-/** A runtime tree with the task layer over it. */
+/** Where a server's own tasks are kept in the engine: keys of its tree under a prefix of their own. */
+export function serverTaskPrefix(server: string): string {
+  return `~server~${encodeURIComponent(server)}/`;
+}
+
+/**
+ * A runtime tree with the task layer over it. `prefix` places the tree's keys in the engine (the
+ * domain runtime has none; each server's tree has its own), so trees never share a key.
+ */
 export class WithTasks implements TreeSource {
   constructor(
     private readonly tasks: TaskEngine,
     private readonly inner: () => TreeSource,
+    private readonly prefix = '',
   ) {}
 
   bean(key: string): BeanRecord | undefined {
-    return this.tasks.bean(key) ?? this.inner().bean(key);
+    return this.tasks.bean(this.prefix + key) ?? this.inner().bean(key);
   }
 
   itemNames(collectionKey: string): readonly string[] {
-    return this.tasks.owns(collectionKey) ? this.tasks.itemNames(collectionKey) : this.inner().itemNames(collectionKey);
+    return this.tasks.owns(collectionKey) ? this.tasks.itemNames(this.prefix + collectionKey) : this.inner().itemNames(collectionKey);
   }
 }

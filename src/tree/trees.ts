@@ -8,7 +8,7 @@ import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
-import { WithTasks } from '../runtime/tasks.js';
+import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from './resolve.js';
 
 export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
@@ -104,7 +104,7 @@ export class Trees {
     const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
-      source: new WithConnections(tree, this.domain.runtime.pools, server),
+      source: new WithTasks(this.domain.tasks, () => new WithConnections(tree, this.domain.runtime.pools, server), serverTaskPrefix(server)),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
       editable: false,

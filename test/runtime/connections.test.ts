@@ -53,3 +53,24 @@ test('a held connection is listed in use, cannot be deleted, and can be once rel
   assert.equal(afterCount, before + 1);
   assert.equal((await call(`${pool}/connections/${used.name}`)).status, 404);
 });
+
+test('asyncSuspend and asyncShutdown of a data source are tasks in its tasks collection, the last one in lastTask', async () => {
+  const ds = `${srv.latest}/serverRuntime/partitionRuntimes/partition1/JDBCPartitionRuntime/JDBCDataSourceRuntimeMBeans/partition1-ds`;
+  const act = (op: string) => call(`${ds}/${op}`, { method: 'POST', body: { operationSecs: 0 }, headers: { 'x-requested-by': 'connections-test', prefer: 'wait=5' } });
+  const suspended = await act('asyncSuspend');
+  assert.equal(suspended.status, 200, suspended.text);
+  assert.equal(suspended.json.type, 'JDBCDataSourceTaskRuntime');
+  assert.equal(suspended.json.taskStatus, 'TASK COMPLETED');
+  assert.equal(suspended.json.links[0].rel, 'job');
+  assert.equal((await call(`${ds}?links=none&fields=state`)).json.state, 'Suspended');
+  const again = await act('asyncSuspend');
+  assert.equal(again.status, 400, 'a suspended data source cannot be suspended again');
+  const shut = await act('asyncShutdown');
+  assert.equal(shut.json.taskStatus, 'TASK COMPLETED');
+  const view = await call(`${ds}?links=none&fields=state,lastTask`);
+  assert.equal(view.json.state, 'Shutdown');
+  assert.deepEqual(view.json.lastTask.slice(-2), ['tasks', shut.json.name]);
+  const tasks = await call(`${ds}/tasks?links=none&fields=name`);
+  assert.deepEqual(tasks.json.items.map((t: { name: string }) => t.name), [suspended.json.name, shut.json.name]);
+  assert.equal((await call(`${ds}/start`, { method: 'POST', body: {}, headers: { 'x-requested-by': 'connections-test' } })).status, 200);
+});
