@@ -165,7 +165,7 @@ type BodySpec =
 const CONTENT_TYPES = [
   'application/json', 'text/plain', 'application/xml', 'text/xml', 'multipart/form-data; boundary=xyz', 'multipart/form-data',
   'application/x-www-form-urlencoded', 'application/octet-stream', 'application/merge-patch+json', 'APPLICATION/JSON',
-  'application/json; charset=latin1', 'application/json;;', 'text/plain; charset=utf-16', 'application/vnd.oracle.resource+json', '*/*', 'garbage',
+  'application/json; charset=latin1', 'application/json;;', 'text/plain; charset=utf-16', 'application/vnd.example.resource+json', '*/*', 'garbage',
 ];
 
 const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
