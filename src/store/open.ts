@@ -12,7 +12,8 @@ export function openStore(dataDir: string, url?: string): Store {
     return new SqlStore(new PostgresDriver(url), true, `PostgreSQL ${safe}`);
   }
   if (url && url !== 'sqlite') throw new Error(`unsupported store '${url}': use a postgres:// URL, or leave it out for SQLite`);
-  mkdirSync(dataDir, { recursive: true });
+  // Only this account may read the data directory: it holds the store and uploaded archives.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'domain.db');
   return new SqlStore(new SqliteDriver(file), false, `SQLite ${file}`);
 }

@@ -1,5 +1,9 @@
 // SQLite through better-sqlite3: one file, WAL journal, full sync. Statements are synchronous, so a
 // queue keeps other statements out of a transaction that awaits between its own.
+// A new file is made with mode 0600 (SQLite gives its -wal and -shm files the same mode). An
+// existing file must be a store: an empty file, one that is not SQLite, or a SQLite database of
+// something else is refused and left as it is, never taken for a new store.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Mutex } from '../../config/mutex.js';
 import type { SqlClient, SqlDriver } from '../sql.js';
@@ -11,7 +15,21 @@ export class SqliteDriver implements SqlDriver {
   private readonly direct: SqlClient;
 
   constructor(file: string) {
-    this.db = new Database(file);
+    const fresh = createFile(file);
+    if (!fresh) checkHeader(file);
+    try {
+      this.db = new Database(file, { fileMustExist: true });
+    } catch (err) {
+      throw unusable(file, `cannot be opened as a SQLite database (${(err as Error).message})`);
+    }
+    if (!fresh) {
+      try {
+        checkTables(this.db, file);
+      } catch (err) {
+        this.db.close();
+        throw err;
+      }
+    }
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
@@ -52,4 +70,60 @@ export class SqliteDriver implements SqlDriver {
   async close(): Promise<void> {
     await this.queue.run(() => this.db.close());
   }
+}
+
+/** Creates the database file, mode 0600, if there is none; true if it did. */
+function createFile(file: string): boolean {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new Error(`cannot create ${file}: ${(err as Error).message}`);
+  }
+}
+
+const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** An existing file must be a regular, non-empty file starting with the SQLite header. */
+function checkHeader(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as Error).message}. The server did not start and left the file as it is.`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw unusable(file, 'is not a regular file');
+    if (stat.size === 0) {
+      throw unusable(file, 'is empty (0 bytes), so it holds no domain (a full disk or a failed copy can leave such a file)', 'remove it to create a new domain here');
+    }
+    const head = Buffer.alloc(HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    if (n < head.length || !head.equals(HEADER)) {
+      throw unusable(file, `is not a SQLite database (${stat.size} bytes that do not start with the SQLite header)`, 'move it away to create a new domain here');
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A database that holds tables must hold this server's schema. */
+function checkTables(db: Database.Database, file: string): void {
+  let tables: string[];
+  try {
+    tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+  } catch (err) {
+    throw unusable(file, `cannot be read (${(err as Error).message})`);
+  }
+  if (tables.length > 0 && !tables.includes('schema_version')) {
+    const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? ', ...' : '');
+    throw unusable(file, `is a SQLite database of something else (tables ${shown}), not a domain store`, 'use another data directory');
+  }
+}
+
+/** The error of a file that is there but is no usable store. */
+function unusable(file: string, what: string, otherwise = 'move it away to create a new domain here'): Error {
+  return new Error(`${file} ${what}. The server did not start and left the file as it is: restore the file from a backup, or ${otherwise}.`);
 }
