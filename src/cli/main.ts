@@ -1,6 +1,7 @@
 // Command line: `appserver-admin serve` runs the administration server.
 import { Command } from 'commander';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
+import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import { initDataDir, startServer } from './server.js';
 
 const program = new Command();
@@ -14,8 +15,16 @@ program
   .option('--data-dir <dir>', 'data directory', './data')
   .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug)', 'info')
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string }) => {
-    const server = await startServer({ host: opts.host, port: opts.port, dataDir: opts.dataDir, logLevel: opts.logLevel, ...(opts.store ? { store: opts.store } : {}) });
+  .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string; secretKeyFile?: string }) => {
+    const server = await startServer({
+      host: opts.host,
+      port: opts.port,
+      dataDir: opts.dataDir,
+      logLevel: opts.logLevel,
+      ...(opts.store ? { store: opts.store } : {}),
+      ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
+    });
     const stop = async () => {
       await server.close();
       process.exit(0);
@@ -33,11 +42,13 @@ program
   .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
   .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
-  .action(async (opts: { dataDir: string; store?: string } & DomainSize) => {
-    const { dataDir, store, ...size } = opts;
-    const created = await initDataDir(dataDir, size, store);
+  .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
+  .action(async (opts: { dataDir: string; store?: string; secretKeyFile?: string } & DomainSize) => {
+    const { dataDir, store, secretKeyFile, ...size } = opts;
+    const created = await initDataDir(dataDir, size, store, secretKeyFile !== undefined ? { secretKeyFile } : {});
+    for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
-    if (created.generatedPassword) process.stdout.write(`Administrator: ${created.adminUser} / ${created.generatedPassword} (shown only this once)\n`);
+    if (created.message) process.stdout.write(`${created.message}\n`);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

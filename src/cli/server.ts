@@ -8,6 +8,8 @@ import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
 import { RequestStats } from '../runtime/live.js';
 import { openStore } from '../store/open.js';
+import { givenKey } from '../config/secret-key.js';
+import { permissionWarnings, prepareDataDir, secretKeySource, writePasswordFile } from './data-dir.js';
 
 export interface ServerOptions {
   host: string;
@@ -16,7 +18,7 @@ export interface ServerOptions {
   /** `postgres://...` to share the domain with other servers; SQLite in the data directory otherwise. */
   store?: string;
   logLevel?: string;
-  /** Print the ready line and a generated password (the CLI does; embedded uses may not). */
+  /** Print the ready line, warnings, and where a generated password is (the CLI does; embedded uses may not). */
   quiet?: boolean;
   /** First administrator of a new domain; default from APPSERVER_ADMIN_USER / APPSERVER_ADMIN_PASSWORD. */
   adminUser?: string;
@@ -26,23 +28,64 @@ export interface ServerOptions {
   /** Clock of lifecycle tasks: tests pass a ManualScheduler and advance it. */
   scheduler?: Scheduler;
   timings?: Partial<LifecycleTimings>;
+  /** The key of sealed values, base64 of 32 bytes (default: APPSERVER_SECRET_KEY, else the key file). */
+  secretKey?: string;
+  /** The key file (default `<dataDir>/secret.key`). */
+  secretKeyFile?: string;
+  /**
+   * Where a generated administrator password goes: the terminal (the default when standard output
+   * is one and the server is not quiet) or a file of the data directory, mode 0600 (otherwise).
+   */
+  passwordOutput?: 'terminal' | 'file';
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   domain: Domain;
+  /** What the server found wrong at start-up without stopping (printed unless quiet). */
+  warnings: string[];
   close(): Promise<void>;
+}
+
+/** Shows a generated administrator password on the terminal, or writes it to a file and shows its path. */
+function passwordReveal(dataDir: string, output: 'terminal' | 'file'): { reveal: (user: string, password: string) => void; message: () => string | undefined } {
+  let message: string | undefined;
+  return {
+    reveal: (user, password) => {
+      if (output === 'terminal') {
+        message = `Administrator: ${user} / ${password} (shown only this once)`;
+        return;
+      }
+      const file = writePasswordFile(dataDir, password);
+      message = `Administrator: ${user}; its generated password is in the file ${file} (mode 0600): read it, then delete the file.`;
+    },
+    message: () => message,
+  };
+}
+
+function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | 'file' }): 'terminal' | 'file' {
+  if (opts.passwordOutput) return opts.passwordOutput;
+  return !opts.quiet && process.stdout.isTTY ? 'terminal' : 'file';
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const catalog = loadCatalog();
+  const warnings: string[] = [];
+  // A malformed key stops the start before anything is created.
+  const secretKey = secretKeySource(opts.dataDir, opts);
+  const given = givenKey(secretKey, (w) => warnings.push(w));
+  prepareDataDir(opts.dataDir);
   const store = openStore(opts.dataDir, opts.store);
+  const password = passwordReveal(opts.dataDir, passwordOutput(opts));
   const opened = await Domain.open(catalog, store, {
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: opts.host,
     listenPort: opts.port,
+    secretKey,
+    givenKey: given,
+    revealPassword: password.reveal,
     ...(opts.template ? { template: opts.template } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
@@ -60,17 +103,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host}:${port}/management/appserver/latest`;
+  warnings.push(...permissionWarnings(opts.dataDir));
   if (!opts.quiet) {
+    for (const w of warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     const out = process.stdout;
-    if (opened.generatedPassword) {
-      out.write(`Created a new domain in ${opts.dataDir}. Administrator: ${opened.adminUser} / ${opened.generatedPassword} (shown only this once)\n`);
-    }
+    const admin = password.message();
+    if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
   }
   return {
     url,
     port,
     domain: opened.domain,
+    warnings,
     close: async () => {
       await app.close();
       await opened.domain.close();
@@ -79,19 +124,43 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 }
 
 /** Creates a data directory holding a generated domain (refuses one that already holds a domain). */
-export async function initDataDir(dataDir: string, size: DomainSize, storeUrl?: string): Promise<{ adminUser?: string; generatedPassword?: string }> {
+export async function initDataDir(
+  dataDir: string,
+  size: DomainSize,
+  storeUrl?: string,
+  opts: { secretKeyFile?: string; passwordOutput?: 'terminal' | 'file' } = {},
+): Promise<{ adminUser?: string; generatedPassword?: string; message?: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  const secretKey = secretKeySource(dataDir, opts);
+  const given = givenKey(secretKey, (w) => warnings.push(w));
+  prepareDataDir(dataDir);
   const store = openStore(dataDir, storeUrl);
-  await store.open();
-  const exists = (await store.getMeta('created')) !== undefined;
-  await store.close();
-  if (exists) throw new Error(`${storeUrl ?? dataDir} already holds a domain`);
+  let exists: boolean;
+  try {
+    await store.open();
+    exists = (await store.getMeta('created')) !== undefined;
+  } finally {
+    await store.close();
+  }
+  if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
+  const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
   const opened = await Domain.open(loadCatalog(), openStore(dataDir, storeUrl), {
     adminUser: process.env.APPSERVER_ADMIN_USER,
     adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',
     listenPort: 7001,
     template: size,
+    secretKey,
+    givenKey: given,
+    revealPassword: password.reveal,
   });
   await opened.domain.close();
-  return { ...(opened.adminUser ? { adminUser: opened.adminUser } : {}), ...(opened.generatedPassword ? { generatedPassword: opened.generatedPassword } : {}) };
+  warnings.push(...permissionWarnings(dataDir));
+  const message = password.message();
+  return {
+    ...(opened.adminUser ? { adminUser: opened.adminUser } : {}),
+    ...(opened.generatedPassword ? { generatedPassword: opened.generatedPassword } : {}),
+    ...(message ? { message } : {}),
+    warnings,
+  };
 }

@@ -1,5 +1,5 @@
 // Encrypted properties (passwords, pass phrases) are stored sealed with the domain's key
-// (AES-256-GCM) and never returned in clear.
+// (AES-256-GCM) and never returned in clear. The key is kept apart from the store: secret-key.ts.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 export interface Sealed {
@@ -12,10 +12,6 @@ export function isSealed(value: unknown): value is Sealed {
 
 export class Secrets {
   constructor(private readonly key: Buffer) {}
-
-  static newKey(): string {
-    return randomBytes(32).toString('base64');
-  }
 
   seal(clear: string): Sealed {
     const iv = randomBytes(12);

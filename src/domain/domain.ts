@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/load.js';
 import { type ActivationResult, ConfigService } from '../config/config-service.js';
+import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { LifecycleService } from '../lifecycle/service.js';
@@ -32,6 +33,14 @@ export interface DomainOptions {
   /** Clock of lifecycle tasks (tests pass a manual one). */
   scheduler?: Scheduler;
   timings?: Partial<LifecycleTimings>;
+  /** Where the key of sealed values comes from (never the store), and the key found there if any. */
+  secretKey: SecretKeySource;
+  givenKey: GivenKey | undefined;
+  /**
+   * Given a generated administrator password before the new domain stores it: if it throws, the
+   * domain is not created.
+   */
+  revealPassword?: (user: string, password: string) => void | Promise<void>;
 }
 
 export interface OpenedDomain {
@@ -113,13 +122,30 @@ export class Domain {
   }
 
   static async open(catalog: Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
+    let creating = false;
+    try {
+      await store.open();
+      const opened = await Domain.load(catalog, store, opts, () => (creating = true));
+      creating = false;
+      return opened;
+    } catch (err) {
+      // A domain this server began to create and did not finish may be created by the next start.
+      if (creating && (await store.getMeta('created').catch(() => 'unknown')) === undefined) await store.replaceMeta({}, ['creating']).catch(() => undefined);
+      await store.close().catch(() => undefined);
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+        throw new Error(`${store.description} cannot be read (${(err as Error).message}). The server did not start: restore the file from a backup.`);
+      }
+      throw err;
+    }
+  }
+
+  private static async load(catalog: Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
     const now = opts.now ?? Date.now;
-    await store.open();
     const security = new SecurityService(store);
     // Alone on the store, nobody else will finish transitions or tasks left unfinished.
     const instance = randomUUID();
     const alone = !store.shared || (await store.liveInstances(Date.now() - HEARTBEAT_MS * 3)).length === 0;
-    if (store.shared) await store.heartbeat(instance, Date.now());
     // Servers starting together on an empty shared store: one creates the domain, the others wait.
     let created = (await store.getMeta('created')) === undefined;
     if (created && store.shared) {
@@ -127,6 +153,10 @@ export class Domain {
       created = (await store.initMeta('creating', me)) === me;
       if (!created) await waitForMeta(store, 'created');
     }
+    if (created && store.shared) claim();
+    // The key is settled before anything else is written: a server given the wrong key changes nothing.
+    const key = await settleSecretKey(store, opts.secretKey, opts.givenKey);
+    if (store.shared) await store.heartbeat(instance, Date.now());
     let generatedPassword: string | undefined;
     let adminUser: string | undefined;
     let config: BeanTree;
@@ -150,6 +180,7 @@ export class Domain {
       await security.load();
       const user = (adminUser = opts.adminUser || 'admin');
       const password = opts.adminPassword || (generatedPassword = generatePassword());
+      if (generatedPassword !== undefined) await opts.revealPassword?.(user, generatedPassword);
       await security.bootstrap(user, password);
       await store.setMeta('created', new Date(now()).toISOString());
     } else {
@@ -158,8 +189,7 @@ export class Domain {
       if (alone) settleInterrupted(state);
       await security.load();
     }
-    const key = await store.initMeta('secretKey', Secrets.newKey());
-    const secrets = new Secrets(Buffer.from(key, 'base64'));
+    const secrets = new Secrets(key);
     const configService = await ConfigService.load(catalog, store, config, secrets);
     const scheduler = opts.scheduler ?? new RealScheduler();
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());

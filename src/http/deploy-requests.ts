@@ -32,10 +32,11 @@ async function readUpload(request: FastifyRequest, uploadDir: string): Promise<U
       if (part.fieldname === 'model') model = bodyObject(parseLenient(String(part.value), "multipart 'model' part"), "multipart 'model' part");
       continue;
     }
-    mkdirSync(incoming, { recursive: true });
+    // Archives are readable by this account only, like the rest of the data directory.
+    mkdirSync(incoming, { recursive: true, mode: 0o700 });
     const file = basename(part.filename || part.fieldname);
     const path = join(incoming, `${part.fieldname}-${file}`);
-    await pipeline(part.file, createWriteStream(path));
+    await pipeline(part.file, createWriteStream(path, { mode: 0o600 }));
     staged.push({ field: part.fieldname, name: file, path });
   }
   for (const s of staged) files[s.field] = s.path;
@@ -108,7 +109,7 @@ export class DeployRequests {
   /** Moves an uploaded file to the application's own folder. */
   private keep(app: string, staged: string): string {
     const dir = join(this.uploadDir, encodeURIComponent(app));
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const target = join(dir, basename(staged).replace(/^[^-]+-/, ''));
     renameSync(staged, target);
     rmSync(dirname(staged), { recursive: true, force: true });

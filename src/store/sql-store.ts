@@ -108,6 +108,28 @@ export class SqlStore implements Store {
     return (await this.getMeta(key))!;
   }
 
+  async replaceMeta(set: Record<string, string>, remove: string[]): Promise<void> {
+    const sqlite = this.db.dialect === 'sqlite';
+    // SQLite overwrites deleted content with zeros only when asked to.
+    const before = sqlite ? (await this.db.all<{ secure_delete: number }>('PRAGMA secure_delete'))[0]?.secure_delete ?? 0 : 0;
+    if (sqlite) await this.db.all('PRAGMA secure_delete = 1');
+    try {
+      await this.db.transaction(async (tx) => {
+        for (const [key, value] of Object.entries(set)) {
+          await tx.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+        }
+        for (const key of remove) await tx.run('DELETE FROM meta WHERE key = ?', [key]);
+      });
+    } finally {
+      if (sqlite) await this.db.all(`PRAGMA secure_delete = ${Number(before)}`);
+    }
+    if (!sqlite || remove.length === 0) return;
+    // Earlier copies of the removed values go too: the database is rewritten without its free
+    // pages, and the write-ahead log emptied.
+    await this.db.run('VACUUM');
+    await this.db.all('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
   // ---- bean trees ----
 
   private beans(rows: BeanRow[]): StoredBean[] {

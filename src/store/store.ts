@@ -89,6 +89,11 @@ export interface Store {
   setMeta(key: string, value: string): Promise<void>;
   /** Sets a meta value only if none is set; returns the value in force. */
   initMeta(key: string, value: string): Promise<string>;
+  /**
+   * Sets and removes meta values in one transaction. What is removed is also scrubbed from the
+   * database files where the database allows it (SQLite), not merely marked free.
+   */
+  replaceMeta(set: Record<string, string>, remove: string[]): Promise<void>;
 
   /** Every bean of a tree ('config' is the activated configuration). */
   loadTree(tree: string): Promise<StoredBean[]>;

@@ -1,6 +1,6 @@
 // Restarting on the same data directory keeps the domain, its users and their passwords.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { basic, call, startTestServer, type TestServer } from '../support/server.js';
 
@@ -107,13 +107,15 @@ describe('the start-up line of a new domain', () => {
     await srv.stop(true);
   });
 
-  test('names the administrator that was created, with a password that works', async () => {
-    const m = /Administrator: (\S+) \/ (\S+)/.exec(srv.output);
-    assert.ok(m, `no credentials printed: ${JSON.stringify(srv.output)}`);
-    const [, user, password] = m;
-    const r = await call(`${srv.latest}/currentUser`, { auth: basic(user!, password!) });
-    assert.equal(r.status, 200, `the printed credentials ${user} / … are refused`);
-    assert.equal(r.json.user, 'domainadmin');
+  test('names the administrator that was created and the file holding a password that works', async () => {
+    const m = /Administrator: (\S+); its generated password is in the file (.+?) \(mode 0600\)/.exec(srv.output);
+    assert.ok(m, `no administrator or password file printed: ${JSON.stringify(srv.output)}`);
+    const [, user, file] = m;
     assert.equal(user, 'domainadmin');
+    const password = readFileSync(file!, 'utf8').trim();
+    assert.ok(!srv.output.includes(password), 'the password itself is not printed');
+    const r = await call(`${srv.latest}/currentUser`, { auth: basic(user!, password) });
+    assert.equal(r.status, 200, `the administrator ${user} and the password in ${file} are refused`);
+    assert.equal(r.json.user, 'domainadmin');
   });
 });

@@ -41,13 +41,15 @@ const children = new Set<ChildProcess>();
 /** Directories made by this run (the key directory, whose database both servers share, and data directories). */
 const dirs: string[] = [];
 let storeUrl: string | undefined;
+/** The key file every server of the run is given: the first to start makes it, the others read it. */
+let secretKeyFile: string | undefined;
 
 /** Starts `appserver-admin serve --port 0` on the shared database; resolves once it prints its URL. */
 async function startChild(dataDir: string): Promise<Child> {
-  assert.ok(storeUrl, 'no shared store URL');
+  assert.ok(storeUrl && secretKeyFile, 'no shared store URL or key file');
   const proc = spawn(
     process.execPath,
-    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--store', storeUrl, '--log-level', 'silent'],
+    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', secretKeyFile, '--log-level', 'silent'],
     {
       cwd: ROOT,
       env: { ...process.env, APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' },
@@ -177,6 +179,7 @@ describe('two servers sharing one PostgreSQL database', { skip: PG ? false : 'no
     const sharedKey = mkdtempSync(join(tmpdir(), 'appserver-two-'));
     dirs.push(sharedKey);
     storeUrl = await storeFor(sharedKey);
+    secretKeyFile = join(sharedKey, 'secret.key');
     first = await startChild(newDataDir());
     second = await startChild(newDataDir());
     // Warm up both (the first request pays for hashing the credential).

@@ -1,5 +1,5 @@
 // Starts a real server on a random port over a fresh data directory, for end-to-end tests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
@@ -20,15 +20,23 @@ export interface TestServer {
   restart(): Promise<TestServer>;
   /** What the server printed while starting (captured only with `generatePassword`; empty otherwise). */
   output: string;
-  /** The administrator password the server generated for a new domain, as it printed it. */
+  /** The administrator password the server generated for a new domain, read from the file it named. */
   generatedPassword?: string;
+  /** The file holding the generated password, as the server printed it. */
+  passwordFile?: string;
 }
 
 export interface TestServerOptions {
   /** First administrator of a new domain (default `admin`). */
   adminUser?: string;
-  /** Let the server generate the administrator's password, and read it from the start-up output. */
+  /** Let the server generate the administrator's password, and read it from the file the start-up output names. */
   generatePassword?: boolean;
+  /** The store (default: the one `storeFor` gives for the data directory). Several servers may share one. */
+  store?: string;
+  /** The key of sealed values (base64), as APPSERVER_SECRET_KEY would give it. */
+  secretKey?: string;
+  /** The key file (default `<dataDir>/secret.key`). */
+  secretKeyFile?: string;
 }
 
 export function basic(user: string, password: string): string {
@@ -43,7 +51,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const generate = options.generatePassword === true;
   let output = '';
-  const store = await storeFor(dataDir);
+  const store = options.store ?? (await storeFor(dataDir));
   const start = () =>
     startServer({
       host: '127.0.0.1',
@@ -51,11 +59,15 @@ export async function startTestServer(
       dataDir,
       ...(store ? { store } : {}),
       logLevel: 'silent',
-      // The server prints its start-up lines (and a generated password) only when not quiet.
+      // The server prints its start-up lines (and where a generated password is) only when not quiet.
       quiet: !generate,
+      // Standard output is no terminal here, whoever runs the tests.
+      passwordOutput: 'file',
       adminUser: options.adminUser ?? ADMIN.user,
       // An empty password makes a new domain generate one, whatever the environment says.
       adminPassword: generate ? '' : ADMIN.password,
+      ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+      ...(options.secretKeyFile !== undefined ? { secretKeyFile: options.secretKeyFile } : {}),
     });
   const server = generate
     ? await captureStdout(start, (text) => {
@@ -63,7 +75,8 @@ export async function startTestServer(
       })
     : await start();
   const origin = `http://127.0.0.1:${server.port}`;
-  const generatedPassword = /Administrator: \S+ \/ (\S+)/.exec(output)?.[1];
+  const passwordFile = /its generated password is in the file (.+?) \(mode 0600\)/.exec(output)?.[1];
+  const generatedPassword = passwordFile !== undefined ? readFileSync(passwordFile, 'utf8').trim() : undefined;
   const self: TestServer = {
     server,
     origin,
@@ -71,6 +84,7 @@ export async function startTestServer(
     dataDir,
     output,
     ...(generatedPassword !== undefined ? { generatedPassword } : {}),
+    ...(passwordFile !== undefined ? { passwordFile } : {}),
     stop: async (remove = false) => {
       await server.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,80 @@
+// Runs the real command line (`bin/appserver-admin.js`) as a child process, as a user would, and
+// collects what it prints. The environment is the test's, without the variables that choose the
+// administrator or the secret key, unless a test gives them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+export const BIN = join(ROOT, 'bin', 'appserver-admin.js');
+const CHOSEN = ['APPSERVER_ADMIN_USER', 'APPSERVER_ADMIN_PASSWORD', 'APPSERVER_SECRET_KEY'];
+
+export interface CliRun {
+  proc: ChildProcess;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal's name) once the process ended. */
+  exited: Promise<number | string>;
+  /** Resolves with the URL the server prints when it listens; rejects if it exits first. */
+  listening: Promise<string>;
+  /** Ends the process (SIGTERM, as a user would) and waits for it. */
+  stop(): Promise<number | string>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** The test's environment without the chosen variables; `env` adds variables (undefined removes one). */
+export function cliEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !CHOSEN.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Starts `appserver-admin <args>`; `env` adds variables (undefined removes one). */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
+  const proc = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // 'close': the process ended and everything it printed has been read.
+  const exited = new Promise<number | string>((done) =>
+    proc.once('close', (code, signal) => {
+      running.delete(proc);
+      done(code ?? signal ?? 'unknown');
+    }),
+  );
+  const listening = new Promise<string>((done, fail) => {
+    const look = () => {
+      const m = /appserver-admin listening on (http:\/\/\S+)/.exec(out);
+      if (m) done(m[1]!);
+    };
+    proc.stdout!.on('data', look);
+    void exited.then((code) => fail(new Error(`appserver-admin ${args.join(' ')} exited (${code}) before listening: ${out}${err}`)));
+  });
+  listening.catch(() => undefined);
+  return {
+    proc,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    listening,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Kills the processes this file started that still run (for an `after` hook). */
+export async function killRunning(): Promise<void> {
+  const left = [...running];
+  for (const p of left) p.kill('SIGKILL');
+  await Promise.all(left.map((p) => new Promise<void>((done) => p.once('close', () => done()))));
+}
