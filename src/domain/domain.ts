@@ -79,7 +79,7 @@ export class Domain {
     timings: LifecycleTimings,
     secrets: Secrets,
   ) {
-    this.lifecycle = new LifecycleService(store, secrets, configService, () => this.topology(), () => scheduler.now());
+    this.lifecycle = new LifecycleService(store, secrets, configService, () => this.topology(), () => scheduler.now(), (ms, fn) => scheduler.after(ms, fn));
     this.tasks = new TaskEngine(scheduler);
     this.lifecycles = new Lifecycles(runtime, this.tasks, scheduler, timings);
     this.deployments = new Deployments(runtime, this.tasks, scheduler, configService, timings.deployment);

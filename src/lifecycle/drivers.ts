@@ -2,11 +2,13 @@
 // activated edit), another appserver-admin server through its REST interface, and databases and
 // traffic directors through the partitions recorded for them (PDBs, routes).
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { ConfigService, EditTransaction } from '../config/config-service.js';
 import type { Secrets } from '../config/secrets.js';
 import { isSealed } from '../config/secrets.js';
 import type { Topology } from '../config/topology.js';
 import { ApiError, badRequest } from '../http/errors.js';
+import { runtimeOrigin, shown } from './address.js';
 import { type Property, type Runtime, type RuntimePartition, nested, propertyValue, propertyValues } from './model.js';
 
 export interface RuntimeDriver {
@@ -102,55 +104,178 @@ export class LocalDriver implements RuntimeDriver {
   }
 }
 
-/** Another appserver-admin server, driven through its management interface. */
-export class RemoteDriver implements RuntimeDriver {
-  constructor(private readonly secrets: Secrets) {}
+/** Runs `fn` after `ms` milliseconds (a scheduler's clock); the call can be cancelled. */
+export type Timer = (ms: number, fn: () => void) => { cancel(): void };
 
-  private base(rt: Runtime): string {
-    return `${rt.protocol || 'http'}://${rt.hostName}:${rt.port}/management/appserver/latest`;
+const realTimer: Timer = (ms, fn) => {
+  const t = setTimeout(fn, ms);
+  t.unref?.();
+  return { cancel: () => clearTimeout(t) };
+};
+
+/** How long one call to a remote runtime may take, answer included. */
+export const CALL_TIMEOUT_MS = 15_000;
+/** The most of a remote runtime's answer that is read; a longer one is refused unread. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+const API = '/management/appserver/latest';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A name as one segment of a remote path: never empty, `.` or `..` (which would move up the path). */
+function segment(name: string, what: string): string {
+  if (name === '' || name === '.' || name === '..' || LONE_SURROGATE.test(name)) throw badRequest(`The ${what} ${shown(name)} cannot name anything on a runtime.`);
+  return encodeURIComponent(name);
+}
+
+/** Why a call failed at the network level, in a word the system gives (never what the remote sent). */
+function networkReason(err: unknown): string {
+  const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? code : 'network error';
+}
+
+/** The answer body, read up to MAX_ANSWER_BYTES; undefined if it is longer. */
+async function readCapped(res: Response): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > MAX_ANSWER_BYTES) return undefined;
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
-  private async call(rt: Runtime, method: string, path: string, body?: unknown): Promise<unknown> {
+/** Marks a runtime's 404, which some calls read as "not there". */
+class Missing extends Error {}
+
+/**
+ * Another appserver-admin server, driven through its management interface. Calls go only to the
+ * runtime's checked origin, never follow redirects, are bounded in time and in what is read, and
+ * report the runtime's failures by status: what a runtime answers is never repeated to the client.
+ */
+export class RemoteDriver implements RuntimeDriver {
+  constructor(
+    private readonly secrets: Secrets,
+    private readonly after: Timer = realTimer,
+  ) {}
+
+  private async call(rt: Runtime, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    const origin = runtimeOrigin(rt);
+    const who = `Runtime '${rt.name}' at ${origin}`;
+    const what = `${method} ${path}`;
     const user = propertyValue(rt.properties, 'username') ?? '';
     const secret = rt.properties.find((p) => p.name === 'password');
     const raw = secret?.confidentialValue ?? secret?.value ?? '';
     const password = isSealed(raw) ? this.secrets.open(raw) : String(raw);
-    let res: Response;
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = this.after(CALL_TIMEOUT_MS, () => {
+      timedOut = true;
+      abort.abort();
+    });
+    const late = () => new ApiError(504, [{ detail: `${who} did not answer ${what} within ${CALL_TIMEOUT_MS / 1000} s.` }]);
     try {
-      res = await fetch(`${this.base(rt)}${path}`, {
-        method,
-        headers: {
-          authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'x-requested-by': 'appserver-lifecycle',
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(15_000),
-      });
+      let res: Response;
+      try {
+        res = await fetch(`${origin}${API}${path}`, {
+          method,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+            accept: 'application/json',
+            'accept-encoding': 'identity',
+            'content-type': 'application/json',
+            'x-requested-by': 'appserver-lifecycle',
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          redirect: 'manual',
+          signal: abort.signal,
+        });
+      } catch (err) {
+        if (timedOut) throw late();
+        throw new ApiError(502, [{ detail: `${who} could not be reached (${networkReason(err)}).` }]);
+      }
+      const status = `${res.status}${STATUS_CODES[res.status] ? ` ${STATUS_CODES[res.status]}` : ''}`;
+      if (res.status >= 300 && res.status < 400) {
+        throw new ApiError(502, [{ detail: `${who} answered ${what} with a redirect (${status}), which is not followed: give the runtime the host name, port and protocol of the administration server itself.` }]);
+      }
+      if (res.status === 404) throw new Missing();
+      if (res.status === 401) throw badRequest(`${who} refused the user name and password of runtime '${rt.name}' (${status}) for ${what}.`);
+      if (res.status === 403) throw badRequest(`${who} does not allow user '${user}' to ${what} (${status}).`);
+      if (res.status >= 500) throw new ApiError(502, [{ detail: `${who} failed ${what} (${status}); its own log tells why.` }]);
+      if (res.status >= 400) throw badRequest(`${who} refused ${what} (${status}).`);
+      let text: string | undefined;
+      try {
+        text = await readCapped(res);
+      } catch (err) {
+        if (timedOut) throw late();
+        throw new ApiError(502, [{ detail: `${who} broke off its answer to ${what} (${networkReason(err)}).` }]);
+      }
+      if (text === undefined) throw new ApiError(502, [{ detail: `${who} answered ${what} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which is not an answer of an appserver administration server.` }]);
+      let json: unknown = {};
+      try {
+        json = text ? JSON.parse(text) : {};
+      } catch {
+        json = undefined;
+      }
+      if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+        throw new ApiError(502, [{ detail: `${who} answered ${what} with ${status} and a body that is not a JSON object: is it an appserver administration server?` }]);
+      }
+      return json as Record<string, unknown>;
+    } finally {
+      timer.cancel();
+      // Whatever was not read is dropped with the connection.
+      abort.abort();
+    }
+  }
+
+  /** A resource of the runtime: its JSON, or undefined when the runtime answers 404. */
+  private async find(rt: Runtime, path: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await this.call(rt, 'GET', path);
     } catch (err) {
-      throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${this.base(rt)} could not be reached: ${(err as Error).message}.` }]);
+      if (err instanceof Missing) return undefined;
+      throw err;
     }
-    const text = await res.text();
-    let json: Record<string, unknown> = {};
+  }
+
+  /** A call whose 404 is an error like any other refusal. */
+  private async send(rt: Runtime, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
     try {
-      json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${this.base(rt)} answered ${method} ${path} with ${res.status} and a body that is not JSON: is it an appserver administration server?` }]);
+      return await this.call(rt, method, path, body);
+    } catch (err) {
+      if (err instanceof Missing) throw badRequest(`Runtime '${rt.name}' at ${runtimeOrigin(rt)} has nothing at ${path} (404 Not Found) for ${method}: is it an appserver administration server?`);
+      throw err;
     }
-    if (res.status >= 400) {
-      const detail = typeof json.detail === 'string' ? json.detail : JSON.stringify(json);
-      throw badRequest(`Runtime '${rt.name}' refused ${method} ${path} (${res.status}): ${detail}`);
-    }
-    return json;
+  }
+
+  /** The names (and a field) of a collection the runtime lists; a malformed list is the runtime's error. */
+  private items(rt: Runtime, path: string, body: Record<string, unknown>): Record<string, unknown>[] {
+    const items = body.items ?? [];
+    const ok = Array.isArray(items) && items.every((i) => i !== null && typeof i === 'object' && typeof (i as { name?: unknown }).name === 'string');
+    if (!ok) throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${runtimeOrigin(rt)} answered GET ${path} with something that is not a collection of named items.` }]);
+    return items as Record<string, unknown>[];
   }
 
   async partitions(rt: Runtime): Promise<RuntimePartition[]> {
-    const body = (await this.call(rt, 'GET', '/edit/partitions?links=none&fields=name,partitionID')) as { items?: { name: string; partitionID: string | null }[] };
-    return (body.items ?? []).map((p) => ({ name: p.name, id: p.partitionID ?? p.name, properties: [] }));
+    const path = '/edit/partitions?links=none&fields=name,partitionID';
+    return this.items(rt, path, await this.send(rt, 'GET', path)).map((p) => ({
+      name: p.name as string,
+      id: typeof p.partitionID === 'string' ? p.partitionID : (p.name as string),
+      properties: [],
+    }));
   }
 
   async createPartition(rt: Runtime, name: string, id: string | undefined, properties: Property[]): Promise<RuntimePartition> {
+    const partitionPath = `/edit/partitions/${segment(name, 'partition name')}`;
     if (id !== undefined) {
       const found = (await this.partitions(rt)).find((p) => p.name === name);
       if (!found) throw badRequest(`Runtime '${rt.name}' has no partition '${name}' to register.`, 'name');
@@ -159,18 +284,19 @@ export class RemoteDriver implements RuntimeDriver {
     const partitionID = randomUUID();
     const available = await this.targetRefs(rt, propertyValues(properties, 'availableTargets') ?? propertyValues(properties, 'targets'));
     const defaults = await this.targetRefs(rt, propertyValues(properties, 'targets') ?? propertyValues(properties, 'availableTargets'));
-    await this.call(rt, 'POST', '/edit/partitions', {
+    const groups = resourceGroupsOf(properties).map((rg) => ({ ...rg, segment: segment(rg.name, 'resource group name') }));
+    await this.send(rt, 'POST', '/edit/partitions', {
       name,
       partitionID,
       ...(available ? { availableTargets: available.map((identity) => ({ identity })) } : {}),
       ...(defaults ? { defaultTargets: defaults.map((identity) => ({ identity })) } : {}),
     });
     try {
-      for (const rg of resourceGroupsOf(properties)) {
+      for (const rg of groups) {
         const targets = await this.targetRefs(rt, propertyValues(rg.props, 'targets'));
         const useDefault = propertyValue(rg.props, 'useDefaultTarget');
         const template = propertyValue(rg.props, 'resourceGroupTemplate');
-        await this.call(rt, 'POST', `/edit/partitions/${encodeURIComponent(name)}/resourceGroups`, {
+        await this.send(rt, 'POST', `${partitionPath}/resourceGroups`, {
           name: rg.name,
           ...(targets ? { targets: targets.map((identity) => ({ identity })) } : {}),
           ...(useDefault !== undefined ? { useDefaultTarget: useDefault === 'true' } : {}),
@@ -178,14 +304,14 @@ export class RemoteDriver implements RuntimeDriver {
         });
       }
     } catch (err) {
-      await this.call(rt, 'DELETE', `/edit/partitions/${encodeURIComponent(name)}`).catch(() => undefined);
+      await this.send(rt, 'DELETE', partitionPath).catch(() => undefined);
       throw err;
     }
     return { name, id: partitionID, properties };
   }
 
   async deletePartition(rt: Runtime, name: string): Promise<void> {
-    await this.call(rt, 'DELETE', `/edit/partitions/${encodeURIComponent(name)}`);
+    await this.send(rt, 'DELETE', `/edit/partitions/${segment(name, 'partition name')}`);
   }
 
   /** Target references on the remote domain for names of its virtual targets, servers or clusters. */
@@ -193,13 +319,10 @@ export class RemoteDriver implements RuntimeDriver {
     if (!names) return undefined;
     const out: string[][] = [];
     for (const name of names) {
+      const target = segment(name, 'target name');
       let found: string[] | undefined;
       for (const c of ['virtualTargets', 'servers', 'clusters']) {
-        const ok = await this.call(rt, 'GET', `/edit/${c}/${encodeURIComponent(name)}?links=none&fields=name`).then(
-          () => true,
-          () => false,
-        );
-        if (ok) {
+        if (await this.find(rt, `/edit/${c}/${target}?links=none&fields=name`)) {
           found = [c, name];
           break;
         }
@@ -211,26 +334,19 @@ export class RemoteDriver implements RuntimeDriver {
   }
 
   async pointDataSource(rt: Runtime, partition: string, dataSource: string, url: string, override: boolean): Promise<void> {
-    const p = `/edit/partitions/${encodeURIComponent(partition)}`;
-    const ds = encodeURIComponent(dataSource);
+    const p = `/edit/partitions/${segment(partition, 'partition name')}`;
+    const ds = segment(dataSource, 'data source name');
     if (override) {
-      const exists = await this.call(rt, 'GET', `${p}/JDBCSystemResourceOverrides/${ds}?links=none&fields=name`).then(
-        () => true,
-        () => false,
-      );
-      if (exists) await this.call(rt, 'POST', `${p}/JDBCSystemResourceOverrides/${ds}`, { URL: url });
-      else await this.call(rt, 'POST', `${p}/JDBCSystemResourceOverrides`, { name: dataSource, URL: url });
+      const exists = await this.find(rt, `${p}/JDBCSystemResourceOverrides/${ds}?links=none&fields=name`);
+      if (exists) await this.send(rt, 'POST', `${p}/JDBCSystemResourceOverrides/${ds}`, { URL: url });
+      else await this.send(rt, 'POST', `${p}/JDBCSystemResourceOverrides`, { name: dataSource, URL: url });
       return;
     }
-    const groups = (await this.call(rt, 'GET', `${p}/resourceGroups?links=none&fields=name`)) as { items?: { name: string }[] };
-    for (const g of groups.items ?? []) {
-      const rg = `${p}/resourceGroups/${encodeURIComponent(g.name)}/JDBCSystemResources/${ds}`;
-      const here = await this.call(rt, 'GET', `${rg}?links=none&fields=name`).then(
-        () => true,
-        () => false,
-      );
-      if (here) {
-        await this.call(rt, 'POST', `${rg}/JDBCResource/JDBCDriverParams`, { url });
+    const path = `${p}/resourceGroups?links=none&fields=name`;
+    for (const g of this.items(rt, path, await this.send(rt, 'GET', path))) {
+      const rg = `${p}/resourceGroups/${segment(g.name as string, 'resource group name')}/JDBCSystemResources/${ds}`;
+      if (await this.find(rt, `${rg}?links=none&fields=name`)) {
+        await this.send(rt, 'POST', `${rg}/JDBCResource/JDBCDriverParams`, { url });
         return;
       }
     }

@@ -1,6 +1,8 @@
 // The Lifecycle Manager: runtimes, environments, associations, orchestrations, tenants, services and
-// PDBs. One change at a time; every change is persisted before it is acknowledged, and a failing
-// orchestration undoes the steps it had done.
+// PDBs. Every change of the records is persisted before it is acknowledged, one at a time and never
+// waiting on a runtime: calls to runtimes are made outside the records' lock, holding only the
+// locks of the runtimes and environments they concern, and the records are checked again when the
+// change is saved. A failing orchestration undoes the steps it had done.
 import { randomUUID } from 'node:crypto';
 import type { ConfigService } from '../config/config-service.js';
 import type { Secrets } from '../config/secrets.js';
@@ -10,7 +12,8 @@ import { nameProblem } from '../config/validate.js';
 import { Mutex } from '../config/mutex.js';
 import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
 import { type Store, StoreConflict } from '../store/store.js';
-import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver } from './drivers.js';
+import { hostNameProblem, normalHostName, PROTOCOLS, protocolProblem, shown, urlHost } from './address.js';
+import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver, type Timer } from './drivers.js';
 import {
   type Association,
   type Environment,
@@ -60,6 +63,53 @@ function str(body: Record<string, unknown>, key: string, required: boolean): str
   return String(v);
 }
 
+/** Locks by name: one holder per name at a time, in arrival order; other names never wait. */
+class NamedLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** Runs `fn` holding every lock named (taken in sorted order, so that two callers cannot deadlock). */
+  async run<T>(names: string[], fn: () => Promise<T>): Promise<T> {
+    const releases: (() => void)[] = [];
+    try {
+      for (const name of [...new Set(names)].sort()) releases.push(await this.take(name));
+      return await fn();
+    } finally {
+      for (const release of releases.reverse()) release();
+    }
+  }
+
+  private async take(name: string): Promise<() => void> {
+    const before = this.tails.get(name) ?? Promise.resolve();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tail = before.then(() => held);
+    this.tails.set(name, tail);
+    await before;
+    return () => {
+      release();
+      if (this.tails.get(name) === tail) this.tails.delete(name);
+    };
+  }
+}
+
+const runtimeLock = (name: string) => `runtime ${name}`;
+const environmentLock = (name: string) => `environment ${name}`;
+
+function hostNameField(raw: unknown): string {
+  if (typeof raw !== 'string') throw invalid([{ path: 'hostName', detail: `The host name must be a string, not ${shown(raw)}.` }]);
+  const problem = hostNameProblem(raw);
+  if (problem) throw invalid([{ path: 'hostName', detail: `The host name ${shown(raw)} ${problem}.` }]);
+  return normalHostName(raw);
+}
+
+function protocolField(raw: unknown): string {
+  const protocol = typeof raw === 'string' ? raw.toLowerCase() : undefined;
+  if (protocol === undefined || !PROTOCOLS.includes(protocol)) {
+    throw invalid([{ path: 'protocol', detail: `The protocol must be one of ${PROTOCOLS.join(', ')}, not ${shown(raw)}.` }]);
+  }
+  return protocol;
+}
+
 function requireName(body: Record<string, unknown>, what: string): string {
   const name = str(body, 'name', true)!;
   const problem = nameProblem(name);
@@ -71,7 +121,10 @@ export class LifecycleService {
   private data: LifecycleData = emptyLifecycle();
   /** Stored revision of the records, for compare-and-set writes between servers. */
   private rev = 0;
+  /** The records' lock: held only while records are checked, changed and saved, never during a call to a runtime. */
   private readonly mutex = new Mutex();
+  /** Locks of runtimes and environments, held across the calls an operation makes to runtimes. */
+  private readonly locks = new NamedLocks();
   private readonly local: LocalDriver;
   private readonly remote: RemoteDriver;
   private readonly recorded = new RecordedDriver();
@@ -82,9 +135,11 @@ export class LifecycleService {
     config: ConfigService,
     private readonly topology: () => Topology,
     private readonly now: () => number,
+    /** Time limit of calls to remote runtimes (tests pass a manual clock's). */
+    after?: Timer,
   ) {
     this.local = new LocalDriver(config, topology);
-    this.remote = new RemoteDriver(secrets);
+    this.remote = new RemoteDriver(secrets, after);
   }
 
   /** Loads the records and registers this domain as a runtime (named after the domain). */
@@ -100,16 +155,21 @@ export class LifecycleService {
     });
   }
 
-  /** Reads the records again (another server sharing the store changed them). */
-  async reload(): Promise<void> {
+  /** Reads the records again (another server sharing the store changed them); never in the middle of a change. */
+  reload(): Promise<void> {
+    return this.mutex.run(() => this.read());
+  }
+
+  private async read(): Promise<void> {
     const doc = await this.store.getDocument<LifecycleData>(LIFECYCLE_STATE_KEY);
     this.data = doc?.value ?? emptyLifecycle();
     this.rev = doc?.rev ?? 0;
   }
 
   /**
-   * Runs a change; the records are restored if it fails, and saved if it succeeds. If another
-   * server changed them first, the change runs again on their records.
+   * Runs a change of the records under their lock; they are restored if it fails, and saved if it
+   * succeeds. If another server changed them first, the change runs again on their records. `fn`
+   * calls no remote runtime: what it checks is checked again on a retry.
    */
   private change<T>(fn: () => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
@@ -122,7 +182,7 @@ export class LifecycleService {
         } catch (err) {
           this.data = before;
           if (!(err instanceof StoreConflict) || attempt > 0) throw err;
-          await this.reload();
+          await this.read();
         }
       }
     });
@@ -131,6 +191,30 @@ export class LifecycleService {
   private driver(rt: Runtime): RuntimeDriver {
     if (rt.local) return this.local;
     return rt.type === 'wls' ? this.remote : this.recorded;
+  }
+
+  /** Runtimes whose partitions are the records kept here (databases, traffic directors). */
+  private recordedHere(rt: Runtime): boolean {
+    return this.driver(rt) === this.recorded;
+  }
+
+  /** A copy of a runtime as it is now, for calls made outside the records' lock. */
+  private snapshot(name: string): Runtime {
+    return structuredClone(this.runtime(name));
+  }
+
+  /** Creates a partition on a runtime: in the records for a recorded runtime, else through its driver. */
+  private async makePartition(rt: Runtime, name: string, id: string | undefined, properties: Property[], user: string): Promise<RuntimePartition> {
+    if (!this.recordedHere(rt)) return this.driver(rt).createPartition(rt, name, id, properties, user);
+    return this.change(async () => this.recorded.createPartition(this.runtime(rt.name), name, id, properties));
+  }
+
+  private async removeRuntimePartition(rt: Runtime, name: string, user: string): Promise<void> {
+    if (!this.recordedHere(rt)) return this.driver(rt).deletePartition(rt, name, user);
+    await this.change(async () => {
+      const live = this.data.runtimes.find((r) => r.name === rt.name);
+      if (live) await this.recorded.deletePartition(live, name);
+    });
   }
 
   // ---- runtimes ----
@@ -145,22 +229,25 @@ export class LifecycleService {
     return rt;
   }
 
+  /** Applies the fields of a create or update body to `rt`, each checked, and the protocol against the type. */
   private runtimeFields(body: Record<string, unknown>, rt: Partial<Runtime>): void {
     const type = str(body, 'type', rt.type === undefined);
     if (type !== undefined) {
       if (!RUNTIME_TYPES.includes(type as RuntimeType)) throw invalid([{ path: 'type', detail: `The runtime type must be one of ${RUNTIME_TYPES.join(', ')}, not '${type}'.` }]);
       rt.type = type as RuntimeType;
     }
-    const host = str(body, 'hostName', false);
-    if (host !== undefined) rt.hostName = host;
+    if (body.hostName !== undefined) rt.hostName = hostNameField(body.hostName);
     if (body.port !== undefined) {
       const raw = body.port;
       const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalid([{ path: 'port', detail: `The port must be an integer from 1 to 65535, not ${JSON.stringify(raw)}.` }]);
       rt.port = port;
     }
-    const protocol = str(body, 'protocol', false);
-    if (protocol !== undefined) rt.protocol = protocol;
+    if (body.protocol !== undefined) rt.protocol = protocolField(body.protocol);
+    if (type !== undefined || body.protocol !== undefined) {
+      const problem = protocolProblem(rt.type!, rt.protocol!);
+      if (problem) throw invalid([{ path: 'protocol', detail: `The protocol ${problem}, not ${shown(rt.protocol)}.` }]);
+    }
     if (body.properties !== undefined) rt.properties = this.seal(parseProperties(body.properties, 'properties'));
   }
 
@@ -178,21 +265,35 @@ export class LifecycleService {
     });
   }
 
-  createRuntime(body: Record<string, unknown>): Promise<Runtime> {
-    return this.change(async () => {
-      const name = requireName(body, 'runtime');
-      if (this.data.runtimes.some((r) => r.name === name)) throw conflict(`A runtime with specified name "${name}" already exists.`, 'name');
-      const t = this.now();
-      const rt: Runtime = { name, type: 'wls', hostName: 'localhost', port: 7001, protocol: 'http', properties: [], partitions: [], created: t, updated: t };
-      this.runtimeFields(body, rt);
-      if (rt.type === 'wls' && this.data.runtimes.some((r) => r.type === 'wls' && r.hostName === rt.hostName && r.port === rt.port)) {
-        throw conflict(`A runtime with specified host and port already exists. HostName: ${rt.hostName} and Port: ${rt.port}.`, 'hostName');
-      }
-      if (rt.type === 'wls' && !body.hostName) throw invalid([{ path: 'hostName', detail: "A runtime of type 'wls' needs the 'hostName' (and 'port') of its administration server." }]);
+  /** Refuses a new runtime whose name, or (for `wls`) host and port, a registered one has. */
+  private checkNewRuntime(rt: Runtime): void {
+    if (this.data.runtimes.some((r) => r.name === rt.name)) throw conflict(`A runtime with specified name "${rt.name}" already exists.`, 'name');
+    const host = rt.hostName.toLowerCase();
+    if (rt.type === 'wls' && this.data.runtimes.some((r) => r.type === 'wls' && r.hostName.toLowerCase() === host && r.port === rt.port)) {
+      throw conflict(`A runtime with specified host and port already exists. HostName: ${rt.hostName} and Port: ${rt.port}.`, 'hostName');
+    }
+  }
+
+  async createRuntime(body: Record<string, unknown>): Promise<Runtime> {
+    const name = requireName(body, 'runtime');
+    if (this.data.runtimes.some((r) => r.name === name)) throw conflict(`A runtime with specified name "${name}" already exists.`, 'name');
+    const t = this.now();
+    const rt: Runtime = { name, type: 'wls', hostName: 'localhost', port: 7001, protocol: 'http', properties: [], partitions: [], created: t, updated: t };
+    this.runtimeFields(body, rt);
+    this.checkNewRuntime(rt);
+    if (rt.type === 'wls' && body.hostName === undefined) throw invalid([{ path: 'hostName', detail: "A runtime of type 'wls' needs the 'hostName' (and 'port') of its administration server." }]);
+    const register = () =>
+      this.change(async () => {
+        this.checkNewRuntime(rt);
+        this.data.runtimes.push(rt);
+        return rt;
+      });
+    if (rt.type !== 'wls') return register();
+    return this.locks.run([runtimeLock(name)], async () => {
+      this.checkNewRuntime(rt);
       // A remote domain must answer before it is registered.
-      if (rt.type === 'wls') await this.remote.partitions(rt);
-      this.data.runtimes.push(rt);
-      return rt;
+      await this.remote.partitions(rt);
+      return register();
     });
   }
 
@@ -218,7 +319,7 @@ export class LifecycleService {
   }
 
   async runtimePartitions(name: string): Promise<RuntimePartition[]> {
-    const rt = this.runtime(name);
+    const rt = this.snapshot(name);
     return this.driver(rt).partitions(rt);
   }
 
@@ -228,22 +329,30 @@ export class LifecycleService {
     return found;
   }
 
-  createRuntimePartition(rtName: string, body: Record<string, unknown>, user: string): Promise<RuntimePartition> {
-    return this.change(async () => {
-      const rt = this.runtime(rtName);
-      const name = requireName(body, 'partition');
-      return this.driver(rt).createPartition(rt, name, str(body, 'id', false), this.seal(parseProperties(body.properties, 'properties')), user);
-    });
+  async createRuntimePartition(rtName: string, body: Record<string, unknown>, user: string): Promise<RuntimePartition> {
+    this.runtime(rtName);
+    const name = requireName(body, 'partition');
+    const id = str(body, 'id', false);
+    const properties = this.seal(parseProperties(body.properties, 'properties'));
+    return this.locks.run([runtimeLock(rtName)], async () => this.makePartition(this.snapshot(rtName), name, id, properties, user));
   }
 
   /** Deletes a partition on its runtime; refused while an environment uses it. */
-  deleteRuntimePartition(rtName: string, name: string, user: string): Promise<void> {
-    return this.change(async () => {
-      const rt = this.runtime(rtName);
-      await this.runtimePartition(rtName, name);
-      const env = this.environmentUsing({ name, runtimeName: rtName });
-      if (env) throw badRequest(`A Runtime Partition cannot be deleted as it is referenced by Environment "${env.name}".`);
-      await this.driver(rt).deletePartition(rt, name, user);
+  async deleteRuntimePartition(rtName: string, name: string, user: string): Promise<void> {
+    this.runtime(rtName);
+    return this.locks.run([runtimeLock(rtName)], async () => {
+      const rt = this.snapshot(rtName);
+      if (!(await this.driver(rt).partitions(rt)).some((p) => p.name === name)) throw notFound(name);
+      const inUse = () => {
+        const env = this.environmentUsing({ name, runtimeName: rtName });
+        if (env) throw badRequest(`A Runtime Partition cannot be deleted as it is referenced by Environment "${env.name}".`);
+      };
+      inUse();
+      if (!this.recordedHere(rt)) return this.driver(rt).deletePartition(rt, name, user);
+      await this.change(async () => {
+        inUse();
+        await this.recorded.deletePartition(this.runtime(rtName), name);
+      });
     });
   }
 
@@ -264,15 +373,34 @@ export class LifecycleService {
   }
 
   /** Creates an environment; with an orchestration, its partitions are made first (all or none). */
-  createEnvironment(body: Record<string, unknown>, user: string): Promise<Environment> {
-    return this.change(async () => {
-      const name = requireName(body, 'environment');
+  async createEnvironment(body: Record<string, unknown>, user: string): Promise<Environment> {
+    const name = requireName(body, 'environment');
+    const unique = () => {
       if (this.data.environments.some((e) => e.name === name)) throw conflict(`Environment "${name}" already exists.`, 'name');
-      const t = this.now();
-      const env: Environment = { name, partitions: [], associations: [], provisioned: [], created: t, updated: t };
-      if (body.orchestration !== undefined && body.orchestration !== null) await this.orchestrate(env, body.orchestration, user);
-      this.data.environments.push(env);
-      return env;
+    };
+    unique();
+    const t = this.now();
+    const env: Environment = { name, partitions: [], associations: [], provisioned: [], created: t, updated: t };
+    const save = () =>
+      this.change(async () => {
+        unique();
+        for (const ref of env.partitions) {
+          if (!this.data.runtimes.some((r) => r.name === ref.runtimeName)) throw badRequest(`Runtime "${ref.runtimeName}" was unregistered while environment "${name}" was being made.`, 'runtimeName');
+        }
+        this.data.environments.push(env);
+        return env;
+      });
+    if (body.orchestration === undefined || body.orchestration === null) return save();
+    const plan = this.plan(body.orchestration);
+    return this.locks.run([environmentLock(name), ...plan.steps.map((s) => runtimeLock(s.runtimeName))], async () => {
+      unique();
+      const made = await this.orchestrate(env, plan, user);
+      try {
+        return await save();
+      } catch (err) {
+        await this.undo(made, user);
+        throw err;
+      }
     });
   }
 
@@ -285,20 +413,27 @@ export class LifecycleService {
   }
 
   /** Adds an existing runtime partition to an environment. */
-  addPartition(envName: string, body: Record<string, unknown>): Promise<PartitionRef> {
-    return this.change(async () => {
-      const env = this.environment(envName);
-      const ref = { name: str(body, 'name', true)!, runtimeName: str(body, 'runtimeName', true)! };
-      this.runtime(ref.runtimeName);
+  async addPartition(envName: string, body: Record<string, unknown>): Promise<PartitionRef> {
+    this.environment(envName);
+    const ref = { name: str(body, 'name', true)!, runtimeName: str(body, 'runtimeName', true)! };
+    this.runtime(ref.runtimeName);
+    return this.locks.run([runtimeLock(ref.runtimeName)], async () => {
       if (!(await this.runtimePartitions(ref.runtimeName)).some((p) => p.name === ref.name)) {
         throw badRequest(`Unable to find Partition with name "${ref.name}" on runtime "${ref.runtimeName}".`, 'name');
       }
-      if (env.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName)) {
-        throw conflict(`Partition "${ref.name}" of runtime "${ref.runtimeName}" is already in environment "${envName}".`, 'name');
-      }
-      env.partitions.push(ref);
-      env.updated = this.now();
-      return ref;
+      return this.change(async () => {
+        const env = this.environment(envName);
+        const rt = this.runtime(ref.runtimeName);
+        if (this.recordedHere(rt) && !rt.partitions.some((p) => p.name === ref.name)) {
+          throw badRequest(`Unable to find Partition with name "${ref.name}" on runtime "${ref.runtimeName}".`, 'name');
+        }
+        if (env.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName)) {
+          throw conflict(`Partition "${ref.name}" of runtime "${ref.runtimeName}" is already in environment "${envName}".`, 'name');
+        }
+        env.partitions.push(ref);
+        env.updated = this.now();
+        return ref;
+      });
     });
   }
 
@@ -320,8 +455,23 @@ export class LifecycleService {
     });
   }
 
-  associate(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
-    return this.change(async () => this.associateIn(this.environment(envName), this.association(body), user));
+  async associate(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
+    const first = this.environment(envName);
+    const a = this.normalise(this.association(body));
+    this.checkAssociation(first, a);
+    const commit = () =>
+      this.change(async () => {
+        const env = this.environment(envName);
+        this.checkAssociation(env, a);
+        env.associations.push(a);
+        env.updated = this.now();
+      });
+    if (!this.pointsDataSource(a)) return commit();
+    return this.locks.run([runtimeLock(a.partition1RuntimeName), runtimeLock(a.partition2RuntimeName)], async () => {
+      this.checkAssociation(this.environment(envName), a);
+      await this.pointDataSource(a, user);
+      await commit();
+    });
   }
 
   dissociate(envName: string, body: Record<string, unknown>): Promise<void> {
@@ -354,106 +504,151 @@ export class LifecycleService {
     return a;
   }
 
-  private async associateIn(env: Environment, raw: Association, user: string): Promise<void> {
-    const a = this.normalise(raw);
+  /** Both partitions in the environment, not yet associated, on runtimes that exist. */
+  private checkAssociation(env: Environment, a: Association): void {
     for (const [name, runtimeName] of [[a.partition1Name, a.partition1RuntimeName], [a.partition2Name, a.partition2RuntimeName]] as const) {
       if (!env.partitions.some((p) => p.name === name && p.runtimeName === runtimeName)) {
         throw badRequest(`Partition "${name}" of runtime "${runtimeName}" is not in environment "${env.name}"; add it before associating it.`);
       }
     }
     if (env.associations.some((x) => sameAssociation(x, a))) throw conflict(`Partitions "${a.partition1Name}" and "${a.partition2Name}" are already associated.`);
-    const rt1 = this.runtime(a.partition1RuntimeName);
-    const rt2 = this.runtime(a.partition2RuntimeName);
-    // Associating an application partition with a database: its data source now points at the PDB.
+    this.runtime(a.partition1RuntimeName);
+    this.runtime(a.partition2RuntimeName);
+  }
+
+  /** Associating an application partition with a database, naming a data source: it is to point at the PDB. */
+  private pointsDataSource(a: Association): boolean {
     const dataSource = propertyValue(a.properties, 'jdbcSystemResource');
     const override = propertyValue(a.properties, 'jdbcSystemResourceOverride');
-    if (rt2.type === 'database' && (dataSource || override)) {
-      const driver = this.driver(rt1);
-      if (!driver.pointDataSource) throw badRequest(`Runtime '${rt1.name}' cannot point its data sources at a database.`);
-      const url = `jdbc:postgresql://${rt2.hostName}:${rt2.port}/${a.partition2Name}`;
-      await driver.pointDataSource(rt1, a.partition1Name, (override ?? dataSource)!, url, override !== undefined, user);
-    }
-    env.associations.push(a);
-    env.updated = this.now();
+    return this.runtime(a.partition2RuntimeName).type === 'database' && Boolean(dataSource || override);
+  }
+
+  /** Points the data source an association names at its PDB (a call to the application partition's runtime). */
+  private async pointDataSource(a: Association, user: string): Promise<void> {
+    const rt1 = this.snapshot(a.partition1RuntimeName);
+    const rt2 = this.runtime(a.partition2RuntimeName);
+    const dataSource = propertyValue(a.properties, 'jdbcSystemResource');
+    const override = propertyValue(a.properties, 'jdbcSystemResourceOverride');
+    const driver = this.driver(rt1);
+    if (!driver.pointDataSource) throw badRequest(`Runtime '${rt1.name}' cannot point its data sources at a database.`);
+    const url = `jdbc:postgresql://${urlHost(rt2.hostName)}:${rt2.port}/${encodeURIComponent(a.partition2Name)}`;
+    await driver.pointDataSource(rt1, a.partition1Name, (override ?? dataSource)!, url, override !== undefined, user);
   }
 
   /** Without an orchestration: dissociates everything. With one: also removes what it provisioned, and the environment. */
-  deprovision(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
-    return this.change(async () => {
-      const env = this.environment(envName);
-      env.associations = [];
-      if (body.orchestration === undefined || body.orchestration === null) {
+  async deprovision(envName: string, body: Record<string, unknown>, user: string): Promise<void> {
+    const first = this.environment(envName);
+    if (body.orchestration === undefined || body.orchestration === null) {
+      return this.change(async () => {
+        const env = this.environment(envName);
+        env.associations = [];
         env.updated = this.now();
-        return;
-      }
-      const orchestration = body.orchestration as Record<string, unknown>;
-      if (typeof orchestration !== 'object' || typeof orchestration.name !== 'string') throw invalid([{ path: 'orchestration', detail: "An orchestration needs a 'name'." }]);
+      });
+    }
+    const orchestration = body.orchestration as Record<string, unknown>;
+    if (typeof orchestration !== 'object' || typeof orchestration.name !== 'string') throw invalid([{ path: 'orchestration', detail: "An orchestration needs a 'name'." }]);
+    return this.locks.run([environmentLock(envName), ...first.provisioned.map((ref) => runtimeLock(ref.runtimeName))], async () => {
+      const env = this.environment(envName);
       for (const ref of env.provisioned) {
         const other = this.data.environments.find((e) => e !== env && e.partitions.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName));
         if (other) throw badRequest(`Partition "${ref.name}" of runtime "${ref.runtimeName}" is also used by environment "${other.name}"; remove it from there first. Nothing was changed.`);
+        if (!first.provisioned.some((p) => p.name === ref.name && p.runtimeName === ref.runtimeName)) {
+          throw badRequest(`Environment "${envName}" changed while it was being deprovisioned; try again. Nothing was changed.`);
+        }
       }
-      for (const ref of env.provisioned) {
-        const rt = this.data.runtimes.find((r) => r.name === ref.runtimeName);
-        if (rt && (await this.driver(rt).partitions(rt)).some((p) => p.name === ref.name)) await this.driver(rt).deletePartition(rt, ref.name, user);
+      const gone: PartitionRef[] = [];
+      try {
+        for (const ref of [...env.provisioned]) {
+          const found = this.data.runtimes.find((r) => r.name === ref.runtimeName);
+          if (!found) continue;
+          const rt = structuredClone(found);
+          if ((await this.driver(rt).partitions(rt)).some((p) => p.name === ref.name)) await this.removeRuntimePartition(rt, ref.name, user);
+          gone.push(ref);
+        }
+      } catch (err) {
+        // What was removed before the failure leaves the environment too.
+        await this.change(async () => {
+          const now = this.data.environments.find((e) => e.name === envName);
+          if (now) forget(now, gone);
+        });
+        throw err;
       }
-      this.data.environments = this.data.environments.filter((e) => e !== env);
-      for (const tenant of this.data.tenants) for (const s of tenant.services) if (s.environmentRef === env.name) s.environmentRef = null;
+      await this.change(async () => {
+        this.data.environments = this.data.environments.filter((e) => e.name !== envName);
+        for (const tenant of this.data.tenants) for (const s of tenant.services) if (s.environmentRef === envName) s.environmentRef = null;
+      });
     });
   }
 
-  /**
-   * Runs a provisioning orchestration: one tier per argument (`wls`, `db`, `otd`...), each naming the
-   * partition to make on a runtime; then the environment holds them and tiers that say
-   * `associateWith` are associated. A failing step undoes the partitions already made.
-   */
-  private async orchestrate(env: Environment, raw: unknown, user: string): Promise<void> {
+  /** Checks an orchestration and lists its tiers, before anything is made. */
+  private plan(raw: unknown): { name: string; steps: { tier: string; props: Property[]; partitionName: string; runtimeName: string }[] } {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid([{ path: 'orchestration', detail: 'The orchestration must be an object {name, args}.' }]);
     const o = raw as Record<string, unknown>;
     if (typeof o.name !== 'string' || o.name === '') throw invalid([{ path: 'orchestration', detail: "The orchestration needs a 'name'." }]);
     const tiers = parseProperties(o.args, 'orchestration.args');
     if (tiers.length === 0) throw invalid([{ path: 'orchestration', detail: "The orchestration needs 'args': one entry per tier, such as {name: 'wls', properties: [...]}." }]);
+    const steps = tiers.map((tier) => {
+      const props = tier.properties ?? [];
+      const partitionName = propertyValue(props, 'partitionName');
+      const runtimeName = propertyValue(props, 'runtimeName');
+      if (!partitionName || !runtimeName) throw invalid([{ path: 'orchestration.args', detail: `Tier '${tier.name}' needs 'partitionName' and 'runtimeName'.` }]);
+      const problem = nameProblem(partitionName);
+      if (problem) throw invalid([{ path: 'orchestration.args', detail: `The partitionName of tier '${tier.name}' ${problem}.` }]);
+      if (!this.data.runtimes.some((r) => r.name === runtimeName)) throw badRequest(`Unable to find Runtime with name "${runtimeName}" in LCM Configuration.`, 'runtimeName');
+      return { tier: tier.name, props, partitionName, runtimeName };
+    });
+    return { name: o.name, steps };
+  }
+
+  /**
+   * Runs a provisioning orchestration: one tier per argument (`wls`, `db`, `otd`...), each naming the
+   * partition to make on a runtime; then the environment holds them and tiers that say
+   * `associateWith` are associated. A failing step undoes the partitions already made. Returns what
+   * it made, for the caller to undo if the environment cannot be saved.
+   */
+  private async orchestrate(env: Environment, plan: ReturnType<LifecycleService['plan']>, user: string): Promise<{ rt: Runtime; ref: PartitionRef }[]> {
     const made: { rt: Runtime; ref: PartitionRef }[] = [];
     try {
-      const plan = tiers.map((tier) => {
-        const props = tier.properties ?? [];
-        const partitionName = propertyValue(props, 'partitionName');
-        const runtimeName = propertyValue(props, 'runtimeName');
-        if (!partitionName || !runtimeName) throw invalid([{ path: 'orchestration.args', detail: `Tier '${tier.name}' needs 'partitionName' and 'runtimeName'.` }]);
-        const rt = this.data.runtimes.find((r) => r.name === runtimeName);
-        if (!rt) throw badRequest(`Unable to find Runtime with name "${runtimeName}" in LCM Configuration.`, 'runtimeName');
-        return { tier: tier.name, props, partitionName, rt };
-      });
-      for (const step of plan) {
-        const exists = (await this.driver(step.rt).partitions(step.rt)).some((p) => p.name === step.partitionName);
-        if (exists) throw conflict(`Partition "${step.partitionName}" already exists on runtime "${step.rt.name}".`, 'partitionName');
+      for (const step of plan.steps) {
+        const found = this.data.runtimes.find((r) => r.name === step.runtimeName);
+        if (!found) throw badRequest(`Unable to find Runtime with name "${step.runtimeName}" in LCM Configuration.`, 'runtimeName');
+        const rt = structuredClone(found);
+        const exists = (await this.driver(rt).partitions(rt)).some((p) => p.name === step.partitionName);
+        if (exists) throw conflict(`Partition "${step.partitionName}" already exists on runtime "${rt.name}".`, 'partitionName');
         const properties = [...(nested(step.props, 'partitionProperties') ?? []), ...step.props.filter((p) => ['resourceGroups', 'targets', 'availableTargets', 'component'].includes(p.name))];
-        await this.driver(step.rt).createPartition(step.rt, step.partitionName, undefined, properties, user);
-        const ref = { name: step.partitionName, runtimeName: step.rt.name };
-        made.push({ rt: step.rt, ref });
+        await this.makePartition(rt, step.partitionName, undefined, properties, user);
+        const ref = { name: step.partitionName, runtimeName: rt.name };
+        made.push({ rt, ref });
         env.partitions.push(ref);
         env.provisioned.push(ref);
       }
-      for (const step of plan) {
+      for (const step of plan.steps) {
         const withTier = propertyValue(step.props, 'associateWith');
         if (!withTier) continue;
-        const other = plan.find((p) => p.tier === withTier);
+        const other = plan.steps.find((p) => p.tier === withTier);
         if (!other || other === step) throw invalid([{ path: 'associateWith', detail: `Tier '${step.tier}' is to be associated with '${withTier}', which is not another tier of this orchestration.` }]);
-        await this.associateIn(
-          env,
-          {
-            partition1Name: step.partitionName,
-            partition1RuntimeName: step.rt.name,
-            partition2Name: other.partitionName,
-            partition2RuntimeName: other.rt.name,
-            properties: nested(step.props, 'associateProperties') ?? [],
-          },
-          user,
-        );
+        const a = this.normalise({
+          partition1Name: step.partitionName,
+          partition1RuntimeName: step.runtimeName,
+          partition2Name: other.partitionName,
+          partition2RuntimeName: other.runtimeName,
+          properties: nested(step.props, 'associateProperties') ?? [],
+        });
+        this.checkAssociation(env, a);
+        if (this.pointsDataSource(a)) await this.pointDataSource(a, user);
+        env.associations.push(a);
+        env.updated = this.now();
       }
+      return made;
     } catch (err) {
-      for (const { rt, ref } of made.reverse()) await this.driver(rt).deletePartition(rt, ref.name, user).catch(() => undefined);
-      throw err instanceof ApiError ? err : badRequest(`The orchestration '${o.name}' failed and was rolled back: ${(err as Error).message}`);
+      await this.undo(made, user);
+      throw err instanceof ApiError ? err : badRequest(`The orchestration '${plan.name}' failed and was rolled back: ${(err as Error).message}`);
     }
+  }
+
+  /** Removes the partitions an orchestration made, last first; failures are left as they are. */
+  private async undo(made: { rt: Runtime; ref: PartitionRef }[], user: string): Promise<void> {
+    for (const { rt, ref } of [...made].reverse()) await this.removeRuntimePartition(rt, ref.name, user).catch(() => undefined);
   }
 
   // ---- tenants, services, PDBs ----
@@ -611,4 +806,12 @@ function sameAssociation(a: Association, b: Association): boolean {
     a.partition2Name === b.partition2Name &&
     a.partition2RuntimeName === b.partition2RuntimeName
   );
+}
+
+/** Takes partitions out of an environment: from its partitions, what it provisioned, and its associations. */
+function forget(env: Environment, refs: PartitionRef[]): void {
+  const gone = (name: string, runtimeName: string) => refs.some((r) => r.name === name && r.runtimeName === runtimeName);
+  env.partitions = env.partitions.filter((p) => !gone(p.name, p.runtimeName));
+  env.provisioned = env.provisioned.filter((p) => !gone(p.name, p.runtimeName));
+  env.associations = env.associations.filter((a) => !gone(a.partition1Name, a.partition1RuntimeName) && !gone(a.partition2Name, a.partition2RuntimeName));
 }
