@@ -14,8 +14,20 @@ program
   .option('--data-dir <dir>', 'data directory', './data')
   .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug)', 'info')
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string }) => {
-    const server = await startServer({ host: opts.host, port: opts.port, dataDir: opts.dataDir, logLevel: opts.logLevel, ...(opts.store ? { store: opts.store } : {}) });
+  .option(
+    '--trust-proxy <addresses>',
+    'IP addresses or CIDR ranges (comma-separated, repeatable) of proxies whose X-Forwarded-Proto and X-Forwarded-Host are believed (default: none)',
+    (value: string, list: string[] = []) => [...list, value],
+  )
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string; trustProxy?: string[] }) => {
+    const server = await startServer({
+      host: opts.host,
+      port: opts.port,
+      dataDir: opts.dataDir,
+      logLevel: opts.logLevel,
+      ...(opts.store ? { store: opts.store } : {}),
+      ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
+    });
     const stop = async () => {
       await server.close();
       process.exit(0);

@@ -29,6 +29,8 @@ export interface TestServerOptions {
   adminUser?: string;
   /** Let the server generate the administrator's password, and read it from the start-up output. */
   generatePassword?: boolean;
+  /** Proxies whose X-Forwarded-* headers the server believes (default: none). */
+  trustProxy?: string[];
 }
 
 export function basic(user: string, password: string): string {
@@ -56,6 +58,7 @@ export async function startTestServer(
       adminUser: options.adminUser ?? ADMIN.user,
       // An empty password makes a new domain generate one, whatever the environment says.
       adminPassword: generate ? '' : ADMIN.password,
+      ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     });
   const server = generate
     ? await captureStdout(start, (text) => {
