@@ -2,6 +2,7 @@
 // domain and partition beans.
 import type { Catalog } from '../catalog/load.js';
 import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { stringValue } from '../config/coerce.js';
 import type { ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
 import { ApiError, badRequest, invalid } from '../http/errors.js';
@@ -101,8 +102,10 @@ export function registerConfigActions(actions: ActionRegistry, catalog: Catalog,
       mayEdit(principal);
       const name = body.name;
       if (typeof name !== 'string') throw invalid([{ path: 'name', detail: 'A new edit session configuration needs a name (a string).' }]);
+      const description = stringValue(body.description ?? '');
+      if (!description.ok) throw invalid([{ path: 'description', detail: `The description of an edit session ${description.problem}.` }]);
       const partition = owner.identity[0] === 'domainPartitionRuntimes' ? (owner.identity[1] ?? null) : null;
-      await config.createSession(name, partition, principal.user, typeof body.description === 'string' ? body.description : '');
+      await config.createSession(name, partition, principal.user, description.value as string);
       return [...owner.identity, 'editSessionConfigurations', name];
     },
     remove: async (node, principal) => {

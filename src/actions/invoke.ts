@@ -3,7 +3,7 @@
 import type { Catalog } from '../catalog/load.js';
 import type { OperationDef, TypeDef } from '../catalog/model.js';
 import type { OverlayOverload, OverlayParam } from '../catalog/overlay-format.js';
-import { identityOf } from '../config/coerce.js';
+import { type Coerced, decimalValue, identityOf, integerValue, propertiesValue, stringValue } from '../config/coerce.js';
 import { ApiError, badRequest, invalid } from '../http/errors.js';
 import type { RenderContext } from '../render/entity.js';
 import type { Principal } from '../security/service.js';
@@ -143,22 +143,22 @@ function convert(p: OverlayParam, value: unknown): { value: unknown } | { proble
     }
     return { value: out };
   }
+  // The same rules as configuration values: no number taken for a string, no NUL, no lone
+  // surrogate, no string over 64 KiB (users' descriptions and the like are stored).
+  const checked = (r: Coerced) => (r.ok ? { value: r.value } : { problem: r.problem });
   switch (SCALAR_NAMES[p.type]) {
     case 'string':
-      return typeof value === 'string' || typeof value === 'number' ? { value: String(value) } : { problem: `must be a string` };
+      return checked(stringValue(value));
     case 'boolean':
       if (typeof value === 'boolean') return { value };
       return value === 'true' || value === 'false' ? { value: value === 'true' } : { problem: 'must be true or false' };
     case 'int':
     case 'long':
-    case 'double': {
-      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      if (typeof n !== 'number' || !Number.isFinite(n)) return { problem: 'must be a number' };
-      if (SCALAR_NAMES[p.type] !== 'double' && !Number.isInteger(n)) return { problem: 'must be an integer' };
-      return { value: n };
-    }
+      return checked(integerValue(value, SCALAR_NAMES[p.type] as 'int' | 'long'));
+    case 'double':
+      return checked(decimalValue(value));
     case '{key: string}':
-      return typeof value === 'object' && !Array.isArray(value) ? { value } : { problem: 'must be an object' };
+      return checked(propertiesValue(value));
     default: {
       const id = identityOf(value);
       return id ? { value: id } : { problem: 'must be a reference (an identity array such as ["servers", "ms1"])' };

@@ -68,6 +68,7 @@ export class Catalog {
         for (const op of patch.operations ?? []) {
           if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
         }
+        for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name);
       }
     }
   }
@@ -127,6 +128,22 @@ function removeProp(t: TypeDef, name: string): void {
   if (!p) return;
   t.props.splice(t.props.indexOf(p), 1);
   t.prop.delete(name);
+}
+
+/** Sets the legal range of an integer property; the overlay must name real properties and fit their defaults. */
+function applyRange(t: TypeDef, name: string, [min, max]: readonly [number, number], declared: boolean): void {
+  const p = t.prop.get(name);
+  if (!p) {
+    if (declared) throw new Error(`overlay gives a range to ${t.short}.${name}, which does not exist`);
+    return;
+  }
+  if (p.min !== undefined) return;
+  if (p.valueKind !== 'int' && p.valueKind !== 'long') throw new Error(`overlay gives a range to ${t.short}.${name}, which is not an integer`);
+  for (const d of [p.hasDefault ? p.defaultValue : 0, p.productionDefault]) {
+    if (typeof d === 'number' && (d < min || d > max)) throw new Error(`the default ${d} of ${t.short}.${name} is outside its range ${min}..${max}`);
+  }
+  p.min = min;
+  p.max = max;
 }
 
 /** Derived tables: children, visible fields per URL generation, create forms, key property. */

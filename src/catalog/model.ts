@@ -31,6 +31,9 @@ export interface PropDef {
   productionDefault?: unknown;
   derivedDefault: boolean;
   legalValues?: unknown[];
+  /** Legal range of an integer property, both ends included (from the overlay: the data has none). */
+  min?: number;
+  max?: number;
   encrypted: boolean;
   restartNeeded: boolean;
   internal: boolean;

@@ -41,6 +41,8 @@ export interface TypeOverlay {
   properties?: CatalogProperty[];
   /** Properties to hide although the data exposes them. */
   hide?: string[];
+  /** Legal ranges of integer properties, [min, max] both included, by property name. */
+  ranges?: Record<string, readonly [number, number]>;
 }
 
 export interface Overlay {

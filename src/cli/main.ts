@@ -16,7 +16,12 @@ program
   .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug)', 'info')
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string; secretKeyFile?: string }) => {
+  .option(
+    '--trust-proxy <addresses>',
+    'IP addresses or CIDR ranges (comma-separated, repeatable) of proxies whose X-Forwarded-Proto and X-Forwarded-Host are believed (default: none)',
+    (value: string, list: string[] = []) => [...list, value],
+  )
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; store?: string; secretKeyFile?: string; trustProxy?: string[] }) => {
     const server = await startServer({
       host: opts.host,
       port: opts.port,
@@ -24,6 +29,7 @@ program
       logLevel: opts.logLevel,
       ...(opts.store ? { store: opts.store } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
+      ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
     });
     const stop = async () => {
       await server.close();

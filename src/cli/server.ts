@@ -6,6 +6,7 @@ import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
+import { parseTrustedProxies } from '../http/origin.js';
 import { RequestStats } from '../runtime/live.js';
 import { openStore } from '../store/open.js';
 import { givenKey } from '../config/secret-key.js';
@@ -25,6 +26,8 @@ export interface ServerOptions {
   adminPassword?: string;
   /** Template of a new data directory (default: the demo domain). */
   template?: 'demo' | DomainSize;
+  /** Addresses and CIDR ranges of proxies whose X-Forwarded-Proto/-Host are believed (default: none). */
+  trustProxy?: readonly string[];
   /** Clock of lifecycle tasks: tests pass a ManualScheduler and advance it. */
   scheduler?: Scheduler;
   timings?: Partial<LifecycleTimings>;
@@ -70,6 +73,8 @@ function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | '
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  // A mistyped proxy address is reported before anything is opened.
+  const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
   const catalog = loadCatalog();
   const warnings: string[] = [];
   // A malformed key stops the start before anything is created.
@@ -93,7 +98,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
   const uploadDir = join(opts.dataDir, 'applications');
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level } });
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level }, trustProxy });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);

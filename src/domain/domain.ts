@@ -174,8 +174,8 @@ export class Domain {
       await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
       state = emptyRuntimeState();
       // The demo shows a partition at work: the first one runs, the second waits halted.
-      if (demo) state.partitions.partition1 = { state: 'RUNNING', subState: null };
-      else if ((opts.template as DomainSize).running) for (const name of config.itemNames('servers')) state.servers[name] = 'RUNNING';
+      if (demo) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
+      else if ((opts.template as DomainSize).running) for (const name of config.itemNames('servers')) state.servers.set(name, 'RUNNING');
       await store.writeRuntimeEntries(stateToEntries(state), []);
       await security.load();
       const user = (adminUser = opts.adminUser || 'admin');
@@ -336,9 +336,8 @@ export class Domain {
     this.persisted = incoming;
     const fresh = entriesToState(entries);
     const state = this.runtime.state;
-    for (const k of Object.keys(state) as (keyof RuntimeState)[]) delete state[k];
     Object.assign(state, fresh);
-    state.servers[this.runtime.adminServerName] ??= 'RUNNING';
+    if (!state.servers.has(this.runtime.adminServerName)) state.servers.set(this.runtime.adminServerName, 'RUNNING');
     this.runtime.rebuild(this.topology());
   }
 

@@ -25,6 +25,7 @@ import { DeployRequests } from './deploy-requests.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
+import { parseTrustedProxies } from './origin.js';
 import { parseRequestPath } from './request-path.js';
 import { sendJson, serialize } from './send.js';
 
@@ -50,6 +51,11 @@ export interface AppOptions {
   maxInFlight?: number;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /**
+   * Addresses and CIDR ranges of the proxies whose X-Forwarded-Proto and X-Forwarded-Host are
+   * believed (default: none, so hrefs follow the Host header alone).
+   */
+  trustProxy?: readonly string[];
 }
 
 /** How long a client may take to send a request, and how long an idle connection stays open. */
@@ -70,12 +76,13 @@ export function acceptsJson(accept: string | undefined): boolean {
 }
 
 export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimit ?? 10 * 1024 * 1024,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
-    trustProxy: true,
+    trustProxy: trusted.length > 0 ? trusted : false,
     // The routes below decode paths themselves; Fastify must not reject odd but valid names.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Requests Node's parser refuses (headers too large, malformed) still get the JSON envelope.

@@ -52,9 +52,9 @@ function parseText(text: string, what: string): unknown {
   }
 }
 
-/** `a=1&b=x` as an object of strings (URL-decoded). */
+/** `a=1&b=x` as an object of strings (URL-decoded); any key is an own key, `__proto__` included. */
 export function pairs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of new URLSearchParams(text.trim())) out[k.trim()] = v;
   return out;
 }

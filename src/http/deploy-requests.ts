@@ -24,7 +24,8 @@ interface Upload {
 /** Reads a multipart deployment: the `model` part (relaxed JSON) and the archive parts, saved under `dir`. */
 async function readUpload(request: FastifyRequest, uploadDir: string): Promise<Upload> {
   let model: Record<string, unknown> = {};
-  const files: Record<string, string> = {};
+  // Keyed by the parts' field names, which the client chooses.
+  const files = Object.create(null) as Record<string, string>;
   const staged: { field: string; name: string; path: string }[] = [];
   const incoming = join(uploadDir, '.incoming', `${Date.now()}-${Math.random().toString(36).slice(2)}`);
   for await (const part of request.parts()) {

@@ -18,6 +18,7 @@ import { authorize } from '../security/authorize.js';
 import type { BeanNode } from '../tree/resolve.js';
 import { bodyObject } from './body.js';
 import { badRequest, methodNotAllowed, notFound } from './errors.js';
+import { originOf } from './origin.js';
 import type { RequestPath } from './request-path.js';
 import { sendJson } from './send.js';
 import { CURRENT_VERSION, LEGACY_VERSION, managementVersion } from './versions.js';
@@ -42,11 +43,6 @@ function isDeployments(owner: BeanNode, prop: PropDef): boolean {
 export const SESSION_HEADER = 'appserver.edit.session';
 
 type Json = Record<string, unknown>;
-
-/** The origin a client used, honouring a proxy's forwarded headers. */
-export function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 export class ManagementHandler {
   constructor(private readonly deps: ManagementDependencies) {}

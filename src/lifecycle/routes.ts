@@ -7,6 +7,7 @@ import { type Shape, parseShape, wantsField, wantsLinks, wantsRel } from '../ren
 import { authorize } from '../security/authorize.js';
 import { bodyObject } from '../http/body.js';
 import { methodNotAllowed, notFound } from '../http/errors.js';
+import { originOf } from '../http/origin.js';
 import type { RequestPath } from '../http/request-path.js';
 import { sendJson } from '../http/send.js';
 import { LIFECYCLE_VERSION, isLifecycleVersion } from '../http/versions.js';
@@ -70,7 +71,7 @@ export class LifecycleRoutes {
   async handle(request: FastifyRequest, reply: FastifyReply, path: RequestPath): Promise<FastifyReply> {
     if (path.prefix.length > 0) throw notFound(path.prefix[0]!);
     const shape = parseShape(request.query as Record<string, unknown>);
-    const base = `${request.protocol}://${request.host}/management/lifecycle`;
+    const base = `${originOf(request)}/management/lifecycle`;
     if (path.version === undefined) {
       if (request.method !== 'GET') throw methodNotAllowed(request.method, ['GET']);
       const href = `${base}/${LIFECYCLE_VERSION}`;

@@ -4,6 +4,7 @@
 // locks of the runtimes and environments they concern, and the records are checked again when the
 // change is saved. A failing orchestration undoes the steps it had done.
 import { randomUUID } from 'node:crypto';
+import { stringValue } from '../config/coerce.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { Secrets } from '../config/secrets.js';
 import { isSealed } from '../config/secrets.js';
@@ -44,10 +45,19 @@ export function parseProperties(raw: unknown, where: string): Property[] {
     if (p === null || typeof p !== 'object') throw badRequest(`'${where}[${i}]' must be an object {name, value}.`, where);
     const o = p as Record<string, unknown>;
     if (typeof o.name !== 'string' || o.name === '') throw badRequest(`'${where}[${i}]' must have a non-empty 'name'.`, where);
-    const out: Property = { name: o.name };
-    if (o.value !== undefined && o.value !== null) out.value = String(o.value);
-    if (Array.isArray(o.values)) out.values = o.values.map(String);
-    if (typeof o.confidentialValue === 'string') out.confidentialValue = o.confidentialValue;
+    // Every string stored follows the rules of configuration strings (no NUL, valid Unicode, at most 64 KiB).
+    const text = (value: unknown, field: string): string => {
+      const r = stringValue(value);
+      if (!r.ok) throw badRequest(`'${where}[${i}].${field}' ${r.problem}.`, where);
+      return r.value as string;
+    };
+    const out: Property = { name: text(o.name, 'name') };
+    if (o.value !== undefined && o.value !== null) out.value = text(o.value, 'value');
+    if (o.values !== undefined && o.values !== null) {
+      if (!Array.isArray(o.values)) throw badRequest(`'${where}[${i}].values' must be an array of strings.`, where);
+      out.values = o.values.map((v, j) => text(v, `values[${j}]`));
+    }
+    if (o.confidentialValue !== undefined && o.confidentialValue !== null) out.confidentialValue = text(o.confidentialValue, 'confidentialValue');
     if (o.properties !== undefined) out.properties = parseProperties(o.properties, `${where}[${i}].properties`);
     return out;
   });
@@ -59,8 +69,9 @@ function str(body: Record<string, unknown>, key: string, required: boolean): str
     if (required) throw invalid([{ path: key, detail: `'${key}' is required.` }]);
     return undefined;
   }
-  if (typeof v !== 'string' && typeof v !== 'number') throw invalid([{ path: key, detail: `'${key}' must be a string.` }]);
-  return String(v);
+  const r = stringValue(v);
+  if (!r.ok) throw invalid([{ path: key, detail: `'${key}' ${r.problem}.` }]);
+  return r.value as string;
 }
 
 /** Locks by name: one holder per name at a time, in arrival order; other names never wait. */

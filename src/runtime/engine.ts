@@ -95,8 +95,8 @@ export class RuntimeEngine {
   ) {
     // This process is the administration server: it is running whenever the engine exists, and
     // it has just started, so it runs the configuration as activated.
-    this.state.servers[topology.adminServerName] = 'RUNNING';
-    if (this.state.restartRequired) delete this.state.restartRequired[topology.adminServerName];
+    this.state.servers.set(topology.adminServerName, 'RUNNING');
+    this.state.restartRequired.delete(topology.adminServerName);
     this.rebuild(topology);
   }
 
@@ -111,7 +111,7 @@ export class RuntimeEngine {
   // ---- servers ----
 
   serverState(name: string): ServerState {
-    return this.state.servers[name] ?? 'SHUTDOWN';
+    return this.state.servers.get(name) ?? 'SHUTDOWN';
   }
 
   hasServer(name: string): boolean {
@@ -128,19 +128,19 @@ export class RuntimeEngine {
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
   setServerState(name: string, next: ServerState): void {
     const was = this.serverTrees.has(name);
-    this.state.servers[name] = next;
+    this.state.servers.set(name, next);
     const reachable = REACHABLE.has(next);
     if (reachable && !was) {
       const server = this.topology.servers().find((s) => s.name === name);
       if (server) {
         this.activationTimes.set(name, this.now());
-        if (this.state.restartRequired) delete this.state.restartRequired[name];
+        this.state.restartRequired.delete(name);
         this.serverTrees.set(name, this.buildServerTree(server));
       }
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
       this.activationTimes.delete(name);
-      for (const p of Object.values(this.state.partitionServers ?? {})) delete p[name];
+      for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
     }
     this.onStateChange();
@@ -148,10 +148,9 @@ export class RuntimeEngine {
 
   /** Flags the running servers among `servers` as needing a restart. */
   markRestartRequired(servers: string[]): void {
-    const flags = (this.state.restartRequired ??= {});
     for (const s of servers) {
       if (!REACHABLE.has(this.serverState(s))) continue;
-      flags[s] = true;
+      this.state.restartRequired.add(s);
       const root = this.serverTrees.get(s)?.bean('');
       if (root) root.values.restartRequired = true;
     }
@@ -170,12 +169,12 @@ export class RuntimeEngine {
   }
 
   desiredPartition(name: string): string {
-    return partitionDetailed(this.state.partitions[name] ?? HALTED);
+    return partitionDetailed(this.state.partitions.get(name) ?? HALTED);
   }
 
   /** Detailed state of a partition on a server (its desired state where nothing else was said). */
   partitionOn(name: string, server: string): string {
-    return this.state.partitionServers?.[name]?.[server] ?? this.desiredPartition(name);
+    return this.state.partitionServers.get(name)?.get(server) ?? this.desiredPartition(name);
   }
 
   /** The partition's state: the highest over the running servers it targets, else the desired one. */
@@ -187,17 +186,18 @@ export class RuntimeEngine {
 
   /** Sets the partition's state on some servers (and, when `desired`, the state it returns to). */
   setPartition(name: string, servers: string[], detailed: string, desired: boolean): void {
-    if (desired) this.state.partitions[name] = partitionWire(detailed);
-    const perServer = ((this.state.partitionServers ??= {})[name] ??= {});
-    for (const s of servers) perServer[s] = detailed;
+    if (desired) this.state.partitions.set(name, partitionWire(detailed));
+    const perServer = this.state.partitionServers.get(name) ?? new Map<string, string>();
+    this.state.partitionServers.set(name, perServer);
+    for (const s of servers) perServer.set(s, detailed);
     // Resource groups follow the partition as a whole.
-    for (const key of Object.keys(this.state.resourceGroups)) if (key.startsWith(`${name}/`)) delete this.state.resourceGroups[key];
+    for (const key of [...this.state.resourceGroups.keys()]) if (key.startsWith(`${name}/`)) this.state.resourceGroups.delete(key);
     for (const s of servers) this.refreshServerTree(s);
     this.onStateChange();
   }
 
   resourceGroupState(partition: string, rg: string): string {
-    const explicit = this.state.resourceGroups[`${partition}/${rg}`];
+    const explicit = this.state.resourceGroups.get(`${partition}/${rg}`);
     if (explicit) return explicit;
     if (partition === '') return 'RUNNING';
     const p = partitionDetailed(this.partitionState(partition));
@@ -207,7 +207,7 @@ export class RuntimeEngine {
   }
 
   setResourceGroup(partition: string, rg: string, state: string): void {
-    this.state.resourceGroups[`${partition}/${rg}`] = state;
+    this.state.resourceGroups.set(`${partition}/${rg}`, state);
     const p = this.partition(partition);
     const groups = p ? this.topology.resourceGroups(p) : this.topology.items([], 'resourceGroups');
     const group = groups.find((g) => g.name === rg);
@@ -218,11 +218,11 @@ export class RuntimeEngine {
   // ---- applications and data sources ----
 
   appIntendedState(app: string): string {
-    return this.state.applications?.[app] ?? 'STATE_ACTIVE';
+    return this.state.applications.get(app) ?? 'STATE_ACTIVE';
   }
 
   setAppState(app: string, state: string): void {
-    (this.state.applications ??= {})[app] = state;
+    this.state.applications.set(app, state);
     const deployment = this.topology.appDeployments().find((a) => a.name === app);
     if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
     this.onStateChange();
@@ -230,12 +230,12 @@ export class RuntimeEngine {
 
   /** The application is gone: its runtime state is forgotten. */
   forgetApp(app: string): void {
-    if (this.state.applications) delete this.state.applications[app];
+    this.state.applications.delete(app);
     this.onStateChange();
   }
 
   dataSourceState(server: string, partition: string, ds: string): string {
-    return this.state.dataSources?.[`${server}/${partition}/${ds}`] ?? 'Running';
+    return this.state.dataSources.get(`${server}/${partition}/${ds}`) ?? 'Running';
   }
 
   /** The data source's last asynchronous task (shown as its `lastTask` reference). */
@@ -246,7 +246,7 @@ export class RuntimeEngine {
   }
 
   setDataSourceState(server: string, partition: string, ds: string, state: string): void {
-    (this.state.dataSources ??= {})[`${server}/${partition}/${ds}`] = state;
+    this.state.dataSources.set(`${server}/${partition}/${ds}`, state);
     this.onStateChange();
   }
 
@@ -295,8 +295,8 @@ export class RuntimeEngine {
     this.topology = topology;
     // States of beans the configuration does not (yet) show are kept: another server sharing the
     // store may have written them ahead of the activation that makes those beans.
-    for (const s of topology.servers()) this.state.servers[s.name] ??= 'SHUTDOWN';
-    for (const p of topology.partitions()) this.state.partitions[p.name] ??= { ...HALTED };
+    for (const s of topology.servers()) if (!this.state.servers.has(s.name)) this.state.servers.set(s.name, 'SHUTDOWN');
+    for (const p of topology.partitions()) if (!this.state.partitions.has(p.name)) this.state.partitions.set(p.name, { ...HALTED });
     this.domainTree = this.buildDomainTree();
     this.serverTrees.clear();
     for (const s of topology.servers()) {
@@ -318,10 +318,10 @@ export class RuntimeEngine {
     for (const c of changes) {
       if (c.operation !== 'delete' || c.identity.length !== 2) continue;
       const [collection, name] = c.identity as [string, string];
-      if (collection === 'servers') delete this.state.servers[name];
+      if (collection === 'servers') this.state.servers.delete(name);
       if (collection === 'partitions') {
-        delete this.state.partitions[name];
-        if (this.state.partitionServers) delete this.state.partitionServers[name];
+        this.state.partitions.delete(name);
+        this.state.partitionServers.delete(name);
       }
     }
     const servers = new Set<string>();
@@ -355,14 +355,14 @@ export class RuntimeEngine {
     const b = new TreeBuilder(this.catalog, this.domainTree);
     const root = this.domainRoot();
     if (!server) {
-      delete this.state.servers[name];
+      this.state.servers.delete(name);
       const ref = b.refOf(root, 'serverLifeCycleRuntimes', name);
       if (ref) this.domainTree.remove(ref.key);
       this.serverTrees.delete(name);
       this.activationTimes.delete(name);
       return;
     }
-    this.state.servers[name] ??= 'SHUTDOWN';
+    if (!this.state.servers.has(name)) this.state.servers.set(name, 'SHUTDOWN');
     this.lifeCycleRuntime(b, root, name);
     this.refreshServerTree(name);
   }
@@ -453,7 +453,7 @@ export class RuntimeEngine {
       healthState: OK_HEALTH('ServerRuntime'),
       overallHealthState: OK_HEALTH(null),
       patchList: [],
-      restartRequired: this.state.restartRequired?.[server.name] === true,
+      restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
     b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${port}` });

@@ -12,21 +12,23 @@ export interface PartitionState {
   subState: string | null;
 }
 
+// Every table here is keyed by names clients choose (a server may be called `__proto__` or
+// `constructor`), so each is a Map or a Set, never a plain object.
 export interface RuntimeState {
   /** Lifecycle state of each configured server. */
-  servers: Record<string, ServerState>;
+  servers: Map<string, ServerState>;
   /** Desired state of each partition ('SHUTDOWN'/'HALTED' until started). */
-  partitions: Record<string, PartitionState>;
+  partitions: Map<string, PartitionState>;
   /** Detailed state of each partition on each running server it is targeted to. */
-  partitionServers?: Record<string, Record<string, string>>;
+  partitionServers: Map<string, Map<string, string>>;
   /** State of each resource group, keyed `partition/group` ('/group' at domain level). */
-  resourceGroups: Record<string, string>;
+  resourceGroups: Map<string, string>;
   /** Running servers that need a restart to pick up activated changes. */
-  restartRequired?: Record<string, true>;
+  restartRequired: Set<string>;
   /** Intended state of each application (STATE_ACTIVE unless stopped or started in admin mode). */
-  applications?: Record<string, string>;
+  applications: Map<string, string>;
   /** State of each data source on each server, keyed `server/partition/dataSource`. */
-  dataSources?: Record<string, string>;
+  dataSources: Map<string, string>;
 }
 
 /** Numeric server state as `stateVal` reports it. */
@@ -36,7 +38,15 @@ export const SERVER_STATE_VAL: Record<string, number> = {
 };
 
 export function emptyRuntimeState(): RuntimeState {
-  return { servers: {}, partitions: {}, resourceGroups: {} };
+  return {
+    servers: new Map(),
+    partitions: new Map(),
+    partitionServers: new Map(),
+    resourceGroups: new Map(),
+    restartRequired: new Set(),
+    applications: new Map(),
+    dataSources: new Map(),
+  };
 }
 
 export const HALTED: PartitionState = { state: 'SHUTDOWN', subState: 'HALTED' };
@@ -74,15 +84,16 @@ export function highestPartitionState(states: string[]): string | undefined {
  * sharing a store write only what they changed and never overwrite each other's changes.
  */
 export function stateToEntries(state: RuntimeState): Record<string, unknown> {
+  // Keys are JSON arrays ('["server","ms1"]'): they never collide with Object.prototype's names.
   const out: Record<string, unknown> = {};
   const put = (value: unknown, ...parts: string[]) => (out[JSON.stringify(parts)] = value);
-  for (const [name, s] of Object.entries(state.servers)) put(s, 'server', name);
-  for (const [name, p] of Object.entries(state.partitions)) put(p, 'partition', name);
-  for (const [p, servers] of Object.entries(state.partitionServers ?? {})) for (const [s, d] of Object.entries(servers)) put(d, 'partitionServer', p, s);
-  for (const [key, s] of Object.entries(state.resourceGroups)) put(s, 'resourceGroup', key);
-  for (const name of Object.keys(state.restartRequired ?? {})) put(true, 'restartRequired', name);
-  for (const [name, s] of Object.entries(state.applications ?? {})) put(s, 'application', name);
-  for (const [key, s] of Object.entries(state.dataSources ?? {})) put(s, 'dataSource', key);
+  for (const [name, s] of state.servers) put(s, 'server', name);
+  for (const [name, p] of state.partitions) put(p, 'partition', name);
+  for (const [p, servers] of state.partitionServers) for (const [s, d] of servers) put(d, 'partitionServer', p, s);
+  for (const [key, s] of state.resourceGroups) put(s, 'resourceGroup', key);
+  for (const name of state.restartRequired) put(true, 'restartRequired', name);
+  for (const [name, s] of state.applications) put(s, 'application', name);
+  for (const [key, s] of state.dataSources) put(s, 'dataSource', key);
   return out;
 }
 
@@ -92,25 +103,27 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
     const [kind, a, b] = JSON.parse(key) as string[];
     switch (kind) {
       case 'server':
-        state.servers[a!] = value as ServerState;
+        state.servers.set(a!, value as ServerState);
         break;
       case 'partition':
-        state.partitions[a!] = value as PartitionState;
+        state.partitions.set(a!, value as PartitionState);
         break;
-      case 'partitionServer':
-        ((state.partitionServers ??= {})[a!] ??= {})[b!] = value as string;
+      case 'partitionServer': {
+        const servers = state.partitionServers.get(a!) ?? new Map<string, string>();
+        state.partitionServers.set(a!, servers.set(b!, value as string));
         break;
+      }
       case 'resourceGroup':
-        state.resourceGroups[a!] = value as string;
+        state.resourceGroups.set(a!, value as string);
         break;
       case 'restartRequired':
-        (state.restartRequired ??= {})[a!] = true;
+        state.restartRequired.add(a!);
         break;
       case 'application':
-        (state.applications ??= {})[a!] = value as string;
+        state.applications.set(a!, value as string);
         break;
       case 'dataSource':
-        (state.dataSources ??= {})[a!] = value as string;
+        state.dataSources.set(a!, value as string);
         break;
     }
   }
@@ -132,19 +145,19 @@ const GROUP_SETTLED: Record<string, string> = { ...SETTLED, STARTING_IN_ADMIN: '
 export function settleTarget(state: RuntimeState, task: Record<string, unknown>): void {
   const server = task.serverName;
   if (typeof task.resourceGroupName === 'string') {
-    for (const [key, s] of Object.entries(state.resourceGroups)) {
-      if (key.endsWith(`/${task.resourceGroupName}`)) state.resourceGroups[key] = GROUP_SETTLED[s] ?? s;
+    for (const [key, s] of state.resourceGroups) {
+      if (key.endsWith(`/${task.resourceGroupName}`)) state.resourceGroups.set(key, settled(GROUP_SETTLED, s));
     }
   } else if (typeof task.partitionName === 'string') {
     const name = task.partitionName;
-    const p = state.partitions[name];
-    if (p) state.partitions[name] = partitionWire(PARTITION_SETTLED[partitionDetailed(p)] ?? partitionDetailed(p));
-    const servers = state.partitionServers?.[name] ?? {};
-    for (const [s, d] of Object.entries(servers)) servers[s] = PARTITION_SETTLED[d] ?? d;
-  } else if (typeof server === 'string' && state.servers[server]) {
-    state.servers[server] = (SETTLED[state.servers[server]!] ?? state.servers[server]) as ServerState;
-  } else if (typeof task.applicationName === 'string' && state.applications?.[task.applicationName] === 'STATE_NEW') {
-    state.applications[task.applicationName] = 'STATE_ACTIVE';
+    const p = state.partitions.get(name);
+    if (p) state.partitions.set(name, partitionWire(settled(PARTITION_SETTLED, partitionDetailed(p))));
+    const servers = state.partitionServers.get(name) ?? new Map<string, string>();
+    for (const [s, d] of servers) servers.set(s, settled(PARTITION_SETTLED, d));
+  } else if (typeof server === 'string' && state.servers.has(server)) {
+    state.servers.set(server, settled(SETTLED, state.servers.get(server)!) as ServerState);
+  } else if (typeof task.applicationName === 'string' && state.applications.get(task.applicationName) === 'STATE_NEW') {
+    state.applications.set(task.applicationName, 'STATE_ACTIVE');
   }
 }
 
@@ -153,9 +166,14 @@ export function settleTarget(state: RuntimeState, task: Record<string, unknown>)
  * was in the middle of: they end where they were going.
  */
 export function settleInterrupted(state: RuntimeState): void {
-  for (const [name, s] of Object.entries(state.servers)) state.servers[name] = (SETTLED[s] ?? s) as ServerState;
-  for (const [name, p] of Object.entries(state.partitions)) state.partitions[name] = partitionWire(PARTITION_SETTLED[partitionDetailed(p)] ?? partitionDetailed(p));
-  for (const servers of Object.values(state.partitionServers ?? {})) for (const [s, d] of Object.entries(servers)) servers[s] = PARTITION_SETTLED[d] ?? d;
-  for (const [key, s] of Object.entries(state.resourceGroups)) state.resourceGroups[key] = GROUP_SETTLED[s] ?? s;
-  for (const [app, s] of Object.entries(state.applications ?? {})) if (s === 'STATE_NEW') state.applications![app] = 'STATE_ACTIVE';
+  for (const [name, s] of state.servers) state.servers.set(name, settled(SETTLED, s) as ServerState);
+  for (const [name, p] of state.partitions) state.partitions.set(name, partitionWire(settled(PARTITION_SETTLED, partitionDetailed(p))));
+  for (const servers of state.partitionServers.values()) for (const [s, d] of servers) servers.set(s, settled(PARTITION_SETTLED, d));
+  for (const [key, s] of state.resourceGroups) state.resourceGroups.set(key, settled(GROUP_SETTLED, s));
+  for (const [app, s] of state.applications) if (s === 'STATE_NEW') state.applications.set(app, 'STATE_ACTIVE');
+}
+
+/** The state a transitional state settles in (the state itself when it is not transitional). */
+function settled(table: Record<string, string>, state: string): string {
+  return Object.hasOwn(table, state) ? table[state]! : state;
 }

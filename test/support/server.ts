@@ -37,6 +37,8 @@ export interface TestServerOptions {
   secretKey?: string;
   /** The key file (default `<dataDir>/secret.key`). */
   secretKeyFile?: string;
+  /** Proxies whose X-Forwarded-* headers the server believes (default: none). */
+  trustProxy?: string[];
 }
 
 export function basic(user: string, password: string): string {
@@ -68,6 +70,7 @@ export async function startTestServer(
       adminPassword: generate ? '' : ADMIN.password,
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
       ...(options.secretKeyFile !== undefined ? { secretKeyFile: options.secretKeyFile } : {}),
+      ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     });
   const server = generate
     ? await captureStdout(start, (text) => {

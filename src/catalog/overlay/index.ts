@@ -1,6 +1,7 @@
-// The overlay: REST-only types and properties, and the operations table.
+// The overlay: REST-only types and properties, the operations table, and legal ranges.
 import type { Overlay, TypeOverlay } from '../overlay-format.js';
 import { operations } from './operations.js';
+import { ranges } from './ranges.js';
 import { restOnlyPatches, restOnlyTypes } from './rest-only.js';
 
 function merge(): Record<string, TypeOverlay> {
@@ -10,6 +11,7 @@ function merge(): Record<string, TypeOverlay> {
     const patch = (patches[type] ??= {});
     patch.operations = [...(patch.operations ?? []), ...ops];
   }
+  for (const [type, byProp] of Object.entries(ranges)) (patches[type] ??= {}).ranges = byProp;
   return patches;
 }
 
