@@ -6,6 +6,7 @@ import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
+import type { UploadLimits } from '../http/deploy-requests.js';
 import { RequestStats } from '../runtime/live.js';
 import { openStore } from '../store/open.js';
 
@@ -26,6 +27,8 @@ export interface ServerOptions {
   /** Clock of lifecycle tasks: tests pass a ManualScheduler and advance it. */
   scheduler?: Scheduler;
   timings?: Partial<LifecycleTimings>;
+  /** Limits of application uploads (largest file, bytes staged at once). */
+  uploads?: Partial<UploadLimits>;
 }
 
 export interface RunningServer {
@@ -50,7 +53,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
   const uploadDir = join(opts.dataDir, 'applications');
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level } });
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level }, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);

@@ -81,6 +81,63 @@ export class ManagementHandler {
     return this.dispatch(request, reply, target, ctx, session);
   }
 
+  /**
+   * Judges a request before its body is read: resolves the target as `handle` will, and checks that
+   * the caller may write to it or invoke it (or may search), so that nobody gets a body parsed for
+   * a request that is refused anyway. Says whether the body may be an application upload.
+   */
+  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean } {
+    const method = request.method;
+    if (path.partition !== undefined && !this.partitionExists(path.partition)) throw notFound(path.partition);
+    if (path.version === undefined) throw methodNotAllowed(method, ['GET']);
+    const version = managementVersion(path.version);
+    if (!version) throw notFound(path.version);
+    const [tree, ...segments] = path.rest;
+    if (tree === undefined || (tree === 'currentUser' && segments.length === 0)) throw methodNotAllowed(method, ['GET']);
+    if (!TREE_NAMES.includes(tree as TreeName)) throw notFound(tree);
+    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session: sessionOf(request) };
+    const target = this.deps.resolver.resolve(this.deps.trees.root(tree as TreeName, scope), segments, version);
+    const principal = request.principal;
+    const none = { upload: false };
+    switch (target.kind) {
+      case 'bean': {
+        if (!target.node.root.editable) {
+          const handler = method === 'DELETE' ? this.runtimeCollection(target.node) : undefined;
+          if (!handler) throw methodNotAllowed(method, ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        if (method !== 'POST' && method !== 'DELETE') throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
+        authorize(principal, { kind: 'write', type: target.node.type });
+        return none;
+      }
+      case 'collection':
+      case 'absent': {
+        const { owner, prop } = target;
+        if (!owner.root.editable) {
+          const handler = target.kind === 'collection' ? this.deps.actions.collectionHandler(owner.type, prop.name) : undefined;
+          if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        if (target.kind === 'collection' && prop.creators.length === 0 && !isDeployments(owner, prop)) throw methodNotAllowed(method, ['GET']);
+        if (method !== 'POST') throw methodNotAllowed(method, target.kind === 'collection' ? ['GET', 'POST'] : ['POST']);
+        authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) });
+        return { upload: isDeployments(owner, prop) };
+      }
+      case 'createForm':
+        throw methodNotAllowed(method, ['GET']);
+      case 'action':
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
+        return none;
+      case 'search':
+        // Readers may search: the read right was checked on arrival.
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return none;
+    }
+  }
+
   private async dispatch(request: FastifyRequest, reply: FastifyReply, target: Target, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const { renderer } = this.deps;
     const method = request.method;

@@ -44,7 +44,7 @@ import {
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0;
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
-const BODY_LIMIT = 10 * 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 /** The collections of serverConfig whose subtrees the integrity check walks. */
 const WALKED = [
   'servers', 'clusters', 'partitions', 'virtualTargets', 'JMSServers', 'appDeployments',
