@@ -57,7 +57,8 @@ async function readUpload(request: FastifyRequest, staging: Staging, limits: Upl
     limits: { fileSize: limits.fileBytes, files: Object.keys(FILE_PARTS).length + 1, fields: 2, parts: Object.keys(FILE_PARTS).length + 2, fieldSize: MAX_BODY_BYTES, fieldNameSize: 200, headerPairs: 20 },
   });
   for await (const part of parts) {
-    const name = part.fieldname;
+    // A part without a name has an undefined one.
+    const name = typeof part.fieldname === 'string' ? part.fieldname : '';
     if (model === undefined) {
       if (name !== 'model') throw badRequest(`The multipart part 'model' must come first, before '${shown(name)}': ${EXPECTED}.`, 'model');
       const text = part.type === 'field' ? part.value : await readSmall(part.file, "multipart 'model' part");
