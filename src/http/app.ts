@@ -1,5 +1,6 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
+import { Transform } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { Domain } from '../domain/domain.js';
@@ -198,7 +199,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const application = apps.application(request.url);
     if (application) {
       if (declaresBody(request.headers)) {
-        reply.header('connection', 'close');
         throw new ApiError(413, [{ detail: `The application '${application}' takes no request body; send the request without one.` }]);
       }
       return;
@@ -230,9 +230,26 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const path = parseRequestPath(request.raw.url ?? '/');
     const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
-      throw new ApiError(415, [{ detail: `Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.` }]);
+      throw new ApiError(415, [{ detail: 'Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.' }]);
     }
-    return payload;
+    // Searches and actions take less than configuration does.
+    const limit = accepts.limit;
+    if (limit === undefined) return payload;
+    const tooLarge = () => new ApiError(413, [{ detail: `The request body is larger than a ${path.rest.at(-1) === 'search' ? 'search query' : "action's arguments"} may be (${limit / 1024} KiB).` }]);
+    if (request.headers['content-length'] !== undefined) {
+      if (Number(request.headers['content-length']) > limit) throw tooLarge();
+      return payload;
+    }
+    // Chunked: counted as it arrives.
+    let received = 0;
+    return payload.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          received += chunk.length;
+          done(received > limit ? tooLarge() : null, chunk);
+        },
+      }),
+    );
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -243,6 +260,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    // A body refused before it was read whole is not drained either: the connection closes after the answer.
+    if (declaresBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendJson(reply, error.status, error.body(), error.headers);

@@ -8,6 +8,9 @@ import { badRequest } from './errors.js';
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Largest body of a search or an action's arguments, in bytes: queries and arguments are small. */
+export const MAX_QUERY_BYTES = 64 * 1024;
+
 /**
  * Largest body the relaxed dialect is tried on, in bytes. Its reader costs about a hundred times
  * strict JSON's; bodies larger than this must be strict JSON.

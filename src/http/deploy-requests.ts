@@ -166,14 +166,9 @@ export class DeployRequests {
           if (problems.length > 0) throw invalid(problems);
         });
       } catch (err) {
-        // The rest of the body is not read: the connection closes after the answer.
-        reply.header('connection', 'close');
         throw uploadError(err, this.limits);
       }
       return await this.deploy(request, reply, owner, ctx, session, upload);
-    } catch (err) {
-      reply.header('connection', 'close');
-      throw err;
     } finally {
       staging?.remove();
     }

@@ -16,7 +16,7 @@ import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
 import type { BeanNode } from '../tree/resolve.js';
-import { bodyObject } from './body.js';
+import { MAX_QUERY_BYTES, bodyObject } from './body.js';
 import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import type { RequestPath } from './request-path.js';
 import { sendJson } from './send.js';
@@ -84,9 +84,10 @@ export class ManagementHandler {
   /**
    * Judges a request before its body is read: resolves the target as `handle` will, and checks that
    * the caller may write to it or invoke it (or may search), so that nobody gets a body parsed for
-   * a request that is refused anyway. Says whether the body may be an application upload.
+   * a request that is refused anyway. Says whether the body may be an application upload, and the
+   * largest body the target takes when it is smaller than the general limit.
    */
-  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean } {
+  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean; limit?: number } {
     const method = request.method;
     if (path.partition !== undefined && !this.partitionExists(path.partition)) throw notFound(path.partition);
     if (path.version === undefined) throw methodNotAllowed(method, ['GET']);
@@ -114,14 +115,17 @@ export class ManagementHandler {
       case 'collection':
       case 'absent': {
         const { owner, prop } = target;
+        if (target.kind === 'absent' && (!owner.root.editable || method !== 'POST')) {
+          throw method === 'DELETE' || !owner.root.editable ? notFound(prop.name) : methodNotAllowed(method, ['POST']);
+        }
         if (!owner.root.editable) {
-          const handler = target.kind === 'collection' ? this.deps.actions.collectionHandler(owner.type, prop.name) : undefined;
+          const handler = this.deps.actions.collectionHandler(owner.type, prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
           handler.mayChange?.(principal);
           return none;
         }
         if (target.kind === 'collection' && prop.creators.length === 0 && !isDeployments(owner, prop)) throw methodNotAllowed(method, ['GET']);
-        if (method !== 'POST') throw methodNotAllowed(method, target.kind === 'collection' ? ['GET', 'POST'] : ['POST']);
+        if (method !== 'POST') throw methodNotAllowed(method, ['GET', 'POST']);
         authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) });
         return { upload: isDeployments(owner, prop) };
       }
@@ -130,11 +134,11 @@ export class ManagementHandler {
       case 'action':
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
         authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
-        return none;
+        return { upload: false, limit: MAX_QUERY_BYTES };
       case 'search':
         // Readers may search: the read right was checked on arrival.
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
-        return none;
+        return { upload: false, limit: MAX_QUERY_BYTES };
     }
   }
 

@@ -99,7 +99,7 @@ export class LifecycleRoutes {
   }
 
   /** Judges a request before its body is read: the route and method must exist, and changes need the Admin role. */
-  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean } {
+  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean; limit?: number } {
     if (path.prefix.length > 0) throw notFound(path.prefix[0]!);
     if (path.version === undefined) throw methodNotAllowed(request.method, ['GET']);
     if (!isLifecycleVersion(path.version)) throw notFound(path.version);

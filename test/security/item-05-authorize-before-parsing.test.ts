@@ -93,6 +93,29 @@ test('item 05: bodies over 1 MiB are refused with 413 before they are read', { t
   assert.equal(exact.status, 200, exact.text.slice(0, 300));
 });
 
+test('item 05: searches and action arguments are limited to 64 KiB, for everyone', async () => {
+  const query = (size: number) => JSON.stringify({ fields: ['name'], links: [], pad: 'p'.repeat(size) });
+  for (const c of [monitor, admin]) {
+    const big = await c.post('serverRuntime/search', query(64 * 1024));
+    assert.equal(big.status, 413, big.text.slice(0, 300));
+    assert.match(big.json.detail, /search query.*64 KiB/);
+    const args = await c.post(`${DS}/testPool`, { pad: 'p'.repeat(64 * 1024) });
+    assert.equal(args.status, 413, args.text.slice(0, 300));
+    assert.match(args.json.detail, /arguments.*64 KiB/);
+  }
+  // Chunked, no length announced: counted as it arrives.
+  const chunk = Buffer.from(query(80 * 1024));
+  const chunked = await exchange(
+    srv.server.port,
+    head('POST', `${LATEST}/serverRuntime/search`, { authorization: monitor.auth, 'x-requested-by': 'item05', 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+    Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n0\r\n\r\n')]),
+  );
+  assert.equal(chunked.status, 413, chunked.text.slice(0, 300));
+  // Just under the limit is read.
+  const under = await monitor.post('serverRuntime/search', query(60 * 1024));
+  assert.equal(under.status, 200, under.text.slice(0, 300));
+});
+
 test('item 05: the relaxed reader takes bodies up to 64 KiB; larger ones must be strict JSON', async () => {
   const notes = 'r'.repeat(70 * 1024);
   const relaxed = await admin.post('edit/servers/ms1', `{notes: '${notes}'}`);
