@@ -44,9 +44,14 @@ function checkDepth(value: unknown, what: string): unknown {
         ? badRequest(`The ${what} is nested more than ${MAX_DEPTH} levels deep.`)
         : badRequest(`The value of '${top}' in the ${what} is nested more than ${MAX_DEPTH} levels deep.`, top);
     }
-    const topLevel = depth === 1 && !Array.isArray(v);
-    for (const [k, child] of Object.entries(v)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, topLevel ? k : top]);
+    if (Array.isArray(v)) {
+      for (const child of v) if (child !== null && typeof child === 'object') stack.push([child, depth + 1, top]);
+      continue;
+    }
+    // Parsed JSON objects have only own, enumerable properties.
+    for (const k in v as Record<string, unknown>) {
+      const child = (v as Record<string, unknown>)[k];
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, depth === 1 ? k : top]);
     }
   }
   return value;
