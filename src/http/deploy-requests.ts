@@ -19,6 +19,8 @@ import { sendJson } from './send.js';
 import { type Staging, StagingArea, isInside } from './staging.js';
 
 const MiB = 1024 * 1024;
+/** How often a part still open after the whole body arrived is checked for progress. */
+const STALL_CHECK_MS = 1000;
 
 export interface UploadLimits {
   /** Largest uploaded file (archive or plan), in bytes. */
@@ -74,12 +76,46 @@ async function readUpload(request: FastifyRequest, staging: Staging, limits: Upl
     }
     if (files[name]) throw badRequest(`The multipart part '${name}' was sent twice; send ${what} once.`, name);
     if (part.type !== 'file') throw badRequest(`The multipart part '${name}' must be a file (${what}), not a text field.`, name);
-    const path = await staging.write(part.file);
+    const path = await writePart(request, staging, part.file, name);
     if (part.file.truncated) throw new ApiError(413, [{ detail: `The file of the multipart part '${name}' is larger than the server accepts (${mib(limits.fileBytes)}).` }]);
     files[name] = { path, name: part.filename ?? '' };
   }
   if (model === undefined) throw badRequest(`The upload has no 'model' part: ${EXPECTED}.`, 'model');
   return { model, files };
+}
+
+/**
+ * Stages one file part. Fails it when the client goes away, and when the whole body has arrived but
+ * the part makes no progress (a body cut short inside a part may otherwise leave it open for ever).
+ */
+async function writePart(request: FastifyRequest, staging: Staging, file: NodeJS.ReadableStream & { destroyed?: boolean }, name: string): Promise<string> {
+  const cut = () => badRequest(`The multipart body ends inside the part '${name}': send the whole part and the closing boundary.`);
+  // The multipart reader may already have given up on this part (the body ended inside it).
+  if (file.destroyed) throw cut();
+  const socket = request.raw.socket;
+  const stopper = new AbortController();
+  const gone = () => stopper.abort(badRequest('The client went away before the upload arrived.'));
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    let last = -1;
+    timer = setInterval(() => {
+      if (staging.written === last) stopper.abort(cut());
+      last = staging.written;
+    }, STALL_CHECK_MS);
+    timer.unref();
+  };
+  if (request.raw.complete) watch();
+  else request.raw.once('end', watch);
+  socket?.once('close', gone);
+  try {
+    return await staging.write(file, stopper.signal);
+  } catch (err) {
+    throw stopper.signal.aborted ? stopper.signal.reason : err;
+  } finally {
+    clearInterval(timer);
+    request.raw.removeListener('end', watch);
+    socket?.removeListener('close', gone);
+  }
 }
 
 /** Reads a small stream whole (a `model` sent as a file), refusing more than MAX_BODY_BYTES. */

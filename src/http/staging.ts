@@ -68,7 +68,8 @@ export class StagingArea {
 export class Staging {
   /** Bytes this request holds in the area. */
   held = 0;
-  private written = 0;
+  /** Bytes written to this folder so far. */
+  written = 0;
   private made = false;
   private closed = false;
   private files = 0;
@@ -85,9 +86,9 @@ export class Staging {
 
   /**
    * Writes a stream to a new file of this staging folder, named by the server; counts its bytes
-   * against the cap as they arrive. Returns the file's path.
+   * against the cap as they arrive; `signal` stops it. Returns the file's path.
    */
-  async write(source: NodeJS.ReadableStream): Promise<string> {
+  async write(source: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
     if (this.closed) throw new Error('the staging folder was already removed');
     if (!this.made) {
       mkdirSync(this.dir, { recursive: true });
@@ -106,7 +107,7 @@ export class Staging {
         }
       },
     });
-    await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }));
+    await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }), signal ? { signal } : {});
     return path;
   }
 

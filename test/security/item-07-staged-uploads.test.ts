@@ -139,6 +139,21 @@ test('item 07: too many parts are refused and leave nothing staged', async () =>
   await stagingEmpty();
 });
 
+test('item 07: a body that ends inside a part is refused and leaves nothing staged', async () => {
+  for (const cutAt of [40, 200]) {
+    const full = multipartBody([
+      { name: 'model', data: MODEL(`cut${cutAt}`) },
+      { name: 'sourcePath', filename: 'cut.war', data: archive(100) },
+      { name: 'deploymentPlan', filename: 'plan.xml', data: archive(2000) },
+    ]);
+    // The length announced is the length sent: only the multipart body is cut short.
+    const body = full.subarray(0, full.length - cutAt);
+    const r = await exchange(server.port, uploadHead(body.length), body);
+    assert.equal(r.status, 400, r.text);
+    await stagingEmpty();
+  }
+});
+
 test('item 07: an upload whose client goes away leaves nothing staged', async () => {
   const s = await startUpload([{ name: 'model', data: MODEL('gone1') }, { name: 'sourcePath', filename: 'gone1.war', data: archive(60 * KiB) }], 20 * KiB);
   await pollUntil(async () => staged(), (f) => f.length > 0, 'the upload being staged');
