@@ -2,6 +2,7 @@
 // and (with APPSERVER_BENCH_PG=postgres://...) on PostgreSQL too. Ratios are throughput of
 // appserver-admin over the bare baseline (1.00 = as fast as bare Fastify).
 // `npm run bench -- reads` runs only the benchmarks whose name contains "reads".
+import { benchAbuse } from './abuse.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchLifecycle, benchReads } from './reads.js';
@@ -12,6 +13,7 @@ for (const store of benchStores()) {
   all.push([`reads ${store.label}`, () => benchReads(store)]);
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
+  all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
 }
 
 const filter = process.argv[2];

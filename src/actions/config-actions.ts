@@ -98,6 +98,7 @@ export function registerConfigActions(actions: ActionRegistry, catalog: Catalog,
     }
   };
   actions.registerCollection(manager, 'editSessionConfigurations', {
+    mayChange: mayEdit,
     create: async (owner, body, principal) => {
       mayEdit(principal);
       const name = body.name;

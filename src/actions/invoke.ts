@@ -54,6 +54,8 @@ export function signature(op: OperationDef, o: OverlayOverload): string {
 export interface CollectionHandler {
   create(owner: BeanNode, body: Record<string, unknown>, principal: Principal): Promise<string[]>;
   remove(node: BeanNode, principal: Principal): Promise<void>;
+  /** Throws 403 unless the principal may create or remove items; checked before a body is read. */
+  mayChange?(principal: Principal): void;
 }
 
 export class ActionRegistry {

@@ -7,6 +7,7 @@ import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../runtime/scheduler.js';
 import { buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
+import type { UploadLimits } from '../http/deploy-requests.js';
 import { RequestStats } from '../runtime/live.js';
 import { openStore } from '../store/open.js';
 import { givenKey } from '../config/secret-key.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
    * is one and the server is not quiet) or a file of the data directory, mode 0600 (otherwise).
    */
   passwordOutput?: 'terminal' | 'file';
+  /** Limits of application uploads (largest file, bytes staged at once). */
+  uploads?: Partial<UploadLimits>;
 }
 
 export interface RunningServer {
@@ -98,7 +101,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
   const uploadDir = join(opts.dataDir, 'applications');
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level }, trustProxy });
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level }, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);

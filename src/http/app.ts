@@ -1,5 +1,6 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
+import { Transform } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { Domain } from '../domain/domain.js';
@@ -19,9 +20,9 @@ import { registerSecurityActions } from '../actions/security-actions.js';
 import { TaskReplies } from '../actions/task-reply.js';
 import multipart from '@fastify/multipart';
 import underPressure from '@fastify/under-pressure';
-import { pairs, parseLenient } from './body.js';
+import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
-import { DeployRequests } from './deploy-requests.js';
+import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
@@ -45,8 +46,10 @@ export interface AppDependencies {
 
 export interface AppOptions {
   logger?: boolean | { level: string };
-  /** Largest request body accepted, in bytes. */
+  /** Largest request body accepted (uploads aside), in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Limits of application uploads (default: files up to 512 MiB, 1 GiB staged at once). */
+  uploads?: Partial<UploadLimits>;
   /** Requests in progress beyond which new ones get 503 (default 1000). */
   maxInFlight?: number;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
@@ -63,6 +66,18 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const KEEP_ALIVE_MS = 72_000;
 
 const WRITE_METHODS = new Set(['POST', 'DELETE', 'PUT', 'PATCH']);
+/** Methods whose bodies Fastify never reads. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
+/** True when a request says it carries a body (a length above zero, or a transfer coding). */
+function declaresBody(headers: FastifyRequest['headers']): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
+}
+
+function isMultipart(headers: FastifyRequest['headers']): boolean {
+  return /^\s*multipart\/form-data\b/i.test(headers['content-type'] ?? '');
+}
 
 /** True when an Accept header admits a JSON answer (absent, JSON, or a wildcard such as Java's default). */
 export function acceptsJson(accept: string | undefined): boolean {
@@ -79,7 +94,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
     logger: opts.logger ?? false,
-    bodyLimit: opts.bodyLimit ?? 10 * 1024 * 1024,
+    bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
     trustProxy: trusted.length > 0 ? trusted : false,
@@ -102,6 +117,27 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       sendJson(reply, 400, badRequest(`The request path is not valid: ${error.message}.`).body());
     },
   });
+  // An overloaded server says so at once (503, Retry-After) instead of queueing without bound.
+  const overloaded = (what: string) =>
+    new ApiError(503, [{ detail: `The server is overloaded (${what}); retry in a few seconds.` }], { 'retry-after': '2' });
+  const maxInFlight = opts.maxInFlight ?? 1000;
+
+  // Requests in progress: counted first thing, and counted off exactly once when the response
+  // closes, whether it was sent or the client went away before.
+  app.addHook('onRequest', (request, reply, done) => {
+    deps.stats.pending++;
+    let open = true;
+    reply.raw.once('close', () => {
+      if (open) deps.stats.pending--;
+      open = false;
+    });
+    if (deps.stats.pending > maxInFlight) {
+      done(overloaded(`${deps.stats.pending - 1} requests in progress`));
+      return;
+    }
+    done();
+  });
+
   const resolver = new Resolver(deps.catalog);
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
@@ -131,30 +167,30 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     domainRuntime,
   });
   const searcher = new Searcher(resolver, renderer);
-  const deploys = new DeployRequests(deps.domain, deps.uploadDir, (task, ctx) =>
-    replies.render(task, domainRuntime(), ctx),
-  );
+  const deploys = new DeployRequests(deps.domain, deps.uploadDir, (task, ctx) => replies.render(task, domainRuntime(), ctx), {
+    ...DEFAULT_UPLOAD_LIMITS,
+    ...opts.uploads,
+  });
   const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher, deploys });
-  await app.register(multipart, { limits: { fileSize: 512 * 1024 * 1024, files: 4, fields: 8 } });
+  // Uploads are read part by part in deploy-requests.ts, with limits of their own.
+  await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
-  // Bodies: JSON and its relaxed dialect, `key=value` forms, and plain text holding either.
+  // Bodies, by content type: JSON (strict, or relaxed when small), plain text holding JSON or
+  // `key=value` pairs, and forms. Each is read whole (up to the body limit), then parsed in linear time.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  const lenient = (_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
+  const byKind = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
     try {
-      done(null, parseLenient(body));
+      done(null, parseLenient(body, 'request body', bodyKindOf(request.headers['content-type'] ?? '') ?? 'json'));
     } catch (err) {
       done(err as Error);
     }
   };
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, lenient);
-  app.addContentTypeParser(/^application\/.*\+json$/, { parseAs: 'string' }, lenient);
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, pairs(body as string)));
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, byKind);
+  app.addContentTypeParser(/^application\/.*\+json$/, { parseAs: 'string' }, byKind);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, byKind);
 
   app.decorateRequest('principal', null as unknown as Principal);
 
-  // An overloaded server says so at once (503, Retry-After) instead of queueing without bound.
-  const overloaded = (what: string) =>
-    new ApiError(503, [{ detail: `The server is overloaded (${what}); retry in a few seconds.` }], { 'retry-after': '2' });
   await app.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
     pressureHandler: (_req, reply, type, value) => {
@@ -162,15 +198,18 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       void sendJson(reply, 503, e.body(), e.headers);
     },
   });
-  const maxInFlight = opts.maxInFlight ?? 1000;
-
   app.addHook('onRequest', async (request, reply) => {
-    deps.stats.pending++;
-    if (deps.stats.pending > maxInFlight) throw overloaded(`${deps.stats.pending - 1} requests in progress`);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
-    // Applications answer at their own context roots, outside the management interface's security.
-    if (apps.application(request.url)) return;
+    // Applications answer at their own context roots, outside the management interface's security:
+    // they take no body, so none is ever read from an anonymous client.
+    const application = apps.application(request.url);
+    if (application) {
+      if (declaresBody(request.headers)) {
+        throw new ApiError(413, [{ detail: `The application '${application}' takes no request body; send the request without one.` }]);
+      }
+      return;
+    }
     if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     await deps.domain.sync();
@@ -192,8 +231,35 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     authorize(principal, { kind: 'read' });
   });
 
+  // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
+    const path = parseRequestPath(request.raw.url ?? '/');
+    const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
+    if (isMultipart(request.headers) && !accepts.upload) {
+      throw new ApiError(415, [{ detail: 'Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.' }]);
+    }
+    // Searches and actions take less than configuration does.
+    const limit = accepts.limit;
+    if (limit === undefined) return payload;
+    const tooLarge = () => new ApiError(413, [{ detail: `The request body is larger than a ${path.rest.at(-1) === 'search' ? 'search query' : "action's arguments"} may be (${limit / 1024} KiB).` }]);
+    if (request.headers['content-length'] !== undefined) {
+      if (Number(request.headers['content-length']) > limit) throw tooLarge();
+      return payload;
+    }
+    // Chunked: counted as it arrives.
+    let received = 0;
+    return payload.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          received += chunk.length;
+          done(received > limit ? tooLarge() : null, chunk);
+        },
+      }),
+    );
+  });
+
   app.addHook('onResponse', async (request, reply) => {
-    deps.stats.pending--;
     deps.stats.completed++;
     if (reply.statusCode >= 400 && reply.statusCode !== 401) {
       request.log.info({ status: reply.statusCode, method: request.method, url: request.url }, 'request refused');
@@ -201,6 +267,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    // A body refused before it was read whole is not drained either: the connection closes after the answer.
+    if (declaresBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendJson(reply, error.status, error.body(), error.headers);

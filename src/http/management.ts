@@ -16,7 +16,7 @@ import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
 import type { BeanNode } from '../tree/resolve.js';
-import { bodyObject } from './body.js';
+import { MAX_QUERY_BYTES, bodyObject } from './body.js';
 import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import { originOf } from './origin.js';
 import type { RequestPath } from './request-path.js';
@@ -75,6 +75,67 @@ export class ManagementHandler {
     const root = this.deps.trees.root(tree as TreeName, scope);
     const target = this.deps.resolver.resolve(root, segments, version);
     return this.dispatch(request, reply, target, ctx, session);
+  }
+
+  /**
+   * Judges a request before its body is read: resolves the target as `handle` will, and checks that
+   * the caller may write to it or invoke it (or may search), so that nobody gets a body parsed for
+   * a request that is refused anyway. Says whether the body may be an application upload, and the
+   * largest body the target takes when it is smaller than the general limit.
+   */
+  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean; limit?: number } {
+    const method = request.method;
+    if (path.partition !== undefined && !this.partitionExists(path.partition)) throw notFound(path.partition);
+    if (path.version === undefined) throw methodNotAllowed(method, ['GET']);
+    const version = managementVersion(path.version);
+    if (!version) throw notFound(path.version);
+    const [tree, ...segments] = path.rest;
+    if (tree === undefined || (tree === 'currentUser' && segments.length === 0)) throw methodNotAllowed(method, ['GET']);
+    if (!TREE_NAMES.includes(tree as TreeName)) throw notFound(tree);
+    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session: sessionOf(request) };
+    const target = this.deps.resolver.resolve(this.deps.trees.root(tree as TreeName, scope), segments, version);
+    const principal = request.principal;
+    const none = { upload: false };
+    switch (target.kind) {
+      case 'bean': {
+        if (!target.node.root.editable) {
+          const handler = method === 'DELETE' ? this.runtimeCollection(target.node) : undefined;
+          if (!handler) throw methodNotAllowed(method, ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        if (method !== 'POST' && method !== 'DELETE') throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
+        authorize(principal, { kind: 'write', type: target.node.type });
+        return none;
+      }
+      case 'collection':
+      case 'absent': {
+        const { owner, prop } = target;
+        if (target.kind === 'absent' && (!owner.root.editable || method !== 'POST')) {
+          throw method === 'DELETE' || !owner.root.editable ? notFound(prop.name) : methodNotAllowed(method, ['POST']);
+        }
+        if (!owner.root.editable) {
+          const handler = this.deps.actions.collectionHandler(owner.type, prop.name);
+          if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        if (target.kind === 'collection' && prop.creators.length === 0 && !isDeployments(owner, prop)) throw methodNotAllowed(method, ['GET']);
+        if (method !== 'POST') throw methodNotAllowed(method, ['GET', 'POST']);
+        authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) });
+        return { upload: isDeployments(owner, prop) };
+      }
+      case 'createForm':
+        throw methodNotAllowed(method, ['GET']);
+      case 'action':
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
+        return { upload: false, limit: MAX_QUERY_BYTES };
+      case 'search':
+        // Readers may search: the read right was checked on arrival.
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return { upload: false, limit: MAX_QUERY_BYTES };
+    }
   }
 
   private async dispatch(request: FastifyRequest, reply: FastifyReply, target: Target, ctx: RenderContext, session: string): Promise<FastifyReply> {

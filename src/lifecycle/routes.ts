@@ -99,6 +99,17 @@ export class LifecycleRoutes {
     return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
   }
 
+  /** Judges a request before its body is read: the route and method must exist, and changes need the Admin role. */
+  preflight(request: FastifyRequest, path: RequestPath): { upload: boolean; limit?: number } {
+    if (path.prefix.length > 0) throw notFound(path.prefix[0]!);
+    if (path.version === undefined) throw methodNotAllowed(request.method, ['GET']);
+    if (!isLifecycleVersion(path.version)) throw notFound(path.version);
+    const { route } = this.match(path.rest);
+    if (!route.methods[request.method as 'GET' | 'POST' | 'DELETE']) throw methodNotAllowed(request.method, Object.keys(route.methods));
+    authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
+    return { upload: false };
+  }
+
   private match(rest: string[]): { route: Route; params: Params } {
     for (const route of this.routes) {
       if (route.pattern.length !== rest.length) continue;

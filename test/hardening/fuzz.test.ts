@@ -10,6 +10,12 @@
 // their references, deletes them, and steps edit sessions (the default one and a named one) through
 // startEdit/activate/cancelEdit/resolve, so that the integrity check has something to check.
 //
+// A third phase sends hostile uploads (odd and path-like part and file names, parts out of order,
+// too many, too large, bodies cut short) and hostile body shapes (pathological white space, deep
+// nesting, repeated keys, null, huge strings) to a server of its own: every answer must be a JSON
+// 4xx (or an upload accepted), nothing may be written outside its data directory, and nothing may
+// stay staged.
+//
 // Environment: FUZZ_RUNS (default 2500) generated requests; FUZZ_WRITE_RUNS (default 600) commands
 // of the stateful phase; FUZZ_SEED replays a run (the seed is printed; the stateful phase uses
 // seed+1); FUZZ_CONCURRENCY (default 8) and FUZZ_WRITE_CONCURRENCY (default 3) requests in flight —
@@ -20,6 +26,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../../src/cli/server.js';
+import { ManualScheduler } from '../../src/runtime/scheduler.js';
 import type { OperationDef, PropDef, TypeDef } from '../../src/catalog/model.js';
 import { adminAuth, startTestServer, type TestServer } from '../support/server.js';
 import {
@@ -38,13 +49,17 @@ import {
   pool,
   rootType,
   send,
+  sendRaw,
+  hostileMultipart,
+  treeOf,
+  type UploadPart,
   walkConfig,
 } from './lib.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0;
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
-const BODY_LIMIT = 10 * 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 /** The collections of serverConfig whose subtrees the integrity check walks. */
 const WALKED = [
   'servers', 'clusters', 'partitions', 'virtualTargets', 'JMSServers', 'appDeployments',
@@ -56,6 +71,8 @@ const WRITTEN = [
   'migratableTargets', 'JMSSystemResources', 'JDBCStores', 'SAFAgents', 'serverTemplates', 'mailSessions', 'coherenceClusterSystemResources',
 ];
 const WRITE_RUNS = Number(process.env.FUZZ_WRITE_RUNS ?? 600);
+const MGMT_PATH = '/management/appserver/latest';
+const UPLOAD_RUNS = Number(process.env.FUZZ_UPLOAD_RUNS ?? 400);
 
 let srv: TestServer;
 let admin: Api;
@@ -884,4 +901,178 @@ test('after the fuzz no edit lock is left once the fuzz user cancels, and a rest
   });
   const cm2 = await admin.get('edit/changeManager?links=none');
   assert.equal(cm2.json.locked, false);
+});
+
+// ---- hostile uploads and body shapes --------------------------------------------------------------------
+
+/** Upload limits of the upload phase's server: small, so that "too large" costs kilobytes. */
+const UPLOAD_LIMITS = { fileBytes: 16 * 1024, stagingBytes: 96 * 1024 };
+const PART_NAMES = [
+  'model', 'sourcePath', 'deploymentPlan', '', '../../../../victim/pwned', '../../victim/x', '../x', '/tmp/pwned', '..', '.', 'sourcePath/../../x',
+  '__proto__', 'constructor', 'a\\b', '..\\..\\x', '%2e%2e%2f', 'x'.repeat(300), 'nul\u0000byte', 'ünïcødé', 'model ', 'MODEL', 'sourcepath', '.incoming', 'a"b',
+];
+const FILE_NAMES = [
+  'a.war', '../../../victim/evil.war', '..', '.', '', '/abs/path.war', 'C:\\x\\..\\y.war', '.hidden', 'x'.repeat(400), '%2e%2e', 'a/b/c.war', 'nul\u0000.war',
+  '.incoming', '../.incoming/x', 'con', '😀.war', 'a"b.war',
+];
+
+const modelText = (n: number, kind: number): string => {
+  const name = `fzu${n % 50}`;
+  switch (kind % 9) {
+    case 0:
+      return `{ name: '${name}', targets: [ { identity: [ 'servers', 'AdminServer' ] } ] }`;
+    case 1:
+      return JSON.stringify({ name, targets: [{ identity: ['servers', 'AdminServer'] }] });
+    case 2:
+      return `{"name": "${name}", "name": "other"}`;
+    case 3:
+      return 'null';
+    case 4:
+      return `{ name: '${name}'`;
+    case 5:
+      return `{ name: '../../${name}' }`;
+    case 6:
+      return `a=${' '.repeat(50_000)}&`;
+    case 7:
+      return `{"name": "${name}", "notes": "${'n'.repeat(70_000)}"}`;
+    default:
+      return `{ name: 'inventory' }`;
+  }
+};
+
+const partArb = fc.record({
+  name: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...PART_NAMES) }, { weight: 1, arbitrary: printable(20) }),
+  file: fc.option(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...FILE_NAMES) }, { weight: 1, arbitrary: printable(30) }), { freq: 3 }),
+  size: fc.oneof({ weight: 6, arbitrary: fc.nat(2000) }, { weight: 1, arbitrary: fc.constant(UPLOAD_LIMITS.fileBytes + 1) }, { weight: 1, arbitrary: fc.integer({ min: 20_000, max: 120_000 }) }),
+  type: fc.option(fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', 'garbage'), { freq: 4 }),
+  model: fc.nat(),
+});
+
+const uploadArb = fc.record({
+  // Mostly a valid start (model, archive) that the generated parts then bend.
+  validStart: fc.nat(99),
+  parts: fc.array(partArb, { maxLength: 7 }),
+  shuffle: fc.nat(99),
+  cut: fc.option(fc.nat(), { freq: 4 }),
+  halfClose: fc.boolean(),
+  chunked: fc.nat(99),
+  boundary: fc.constantFrom('fzb', 'fzb', 'fzb', '', 'a'.repeat(100), 'x y'),
+  auth: fc.nat(99),
+  n: fc.nat(),
+});
+
+test(`fuzz: ${UPLOAD_RUNS} hostile uploads and body shapes get JSON 4xx answers, write nothing outside the data directory and leave nothing staged (seed ${SEED})`, async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'appserver-fuzz-uploads-'));
+  const dataDir = join(parent, 'data');
+  mkdirSync(dataDir);
+  mkdirSync(join(parent, 'victim'));
+  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', scheduler: new ManualScheduler(), uploads: UPLOAD_LIMITS });
+  const port = server.port;
+  const found: Violation[] = [];
+  const seen = new Map<string | number, number>();
+  const check = (req: RawRequest, reply: RawReply, truncated: boolean) => {
+    const key = reply.error ? 'no answer' : reply.status;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+    // A client that stopped short may get no answer; any answer must follow the rules.
+    if (reply.error && truncated) return;
+    // Concurrent uploads may fill the staging area: that one 503 is by design.
+    const full = reply.status === 503 && /staging area is full/.test(String(reply.json?.detail)) ? { ...reply, status: 499, json: { ...reply.json, status: 499 } } : reply;
+    const problem = envelopeProblem(req.method, full);
+    if (problem) found.push({ request: { ...req, body: String(req.body ?? '').slice(0, 400) }, reply, problem });
+  };
+  try {
+    const admin = new Api(port, adminAuth);
+    const monitorAuth = `Basic ${Buffer.from('fzmon:fzmon-pw1').toString('base64')}`;
+    const AUTHN = 'serverConfig/securityConfiguration/realms/myrealm/authenticationProviders/DefaultAuthenticator';
+    assert.equal((await admin.post(`${AUTHN}/createUser`, { userName: 'fzmon', password: 'fzmon-pw1', description: 'fuzz monitor' })).status, 200);
+    assert.equal((await admin.post(`${AUTHN}/addMemberToGroup`, { groupName: 'Monitors', memberUserOrGroupName: 'fzmon' })).status, 200);
+
+    // Uploads.
+    const specs = fc.sample(uploadArb, { seed: SEED + 2, numRuns: UPLOAD_RUNS });
+    await pool(specs, 4, async (u) => {
+      const parts: UploadPart[] = u.parts.map((p) => ({
+        name: p.name,
+        ...(p.file !== null ? { filename: p.file } : {}),
+        ...(p.type !== null ? { contentType: p.type } : {}),
+        data: p.name === 'model' && p.file === null ? Buffer.from(modelText(p.model, p.model >> 3)) : Buffer.alloc(p.size, 0x50),
+      }));
+      if (u.validStart < 60) {
+        parts.unshift({ name: 'model', data: Buffer.from(modelText(u.n, u.n >> 4)) }, { name: 'sourcePath', filename: `fzu${u.n % 50}.war`, data: Buffer.alloc(u.n % 3000, 0x4b) });
+        parts.splice(2, Math.max(0, parts.length - 2 - (u.n % 3)));
+      }
+      if (u.shuffle < 20 && parts.length > 1) parts.push(parts.shift()!);
+      const boundary = u.boundary || 'fzb';
+      const full = hostileMultipart(parts, boundary);
+      const body = u.cut !== null && full.length > 0 ? full.subarray(0, u.cut % full.length) : full;
+      const truncated = body.length < full.length;
+      const auth = u.auth < 80 ? adminAuth : u.auth < 90 ? monitorAuth : null;
+      const headers: Record<string, string> = {
+        'x-requested-by': 'fuzz-uploads',
+        accept: 'application/json',
+        prefer: 'respond-async',
+        'content-type': `multipart/form-data; boundary=${u.boundary}`,
+        ...(auth ? { authorization: auth } : {}),
+      };
+      const chunked = u.chunked < 15;
+      if (chunked) headers['transfer-encoding'] = 'chunked';
+      else headers['content-length'] = String(truncated && u.halfClose ? full.length : body.length);
+      const head = `POST ${MGMT_PATH}/edit/appDeployments HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+      const wire = chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from(truncated && u.halfClose ? '' : '\r\n0\r\n\r\n')]) : body;
+      const req: RawRequest = { method: 'POST', path: `${MGMT_PATH}/edit/appDeployments`, headers, body };
+      check(req, await sendRaw(port, head, wire, { halfClose: truncated && u.halfClose }), truncated && u.halfClose);
+    });
+
+    // Hostile body shapes, by an administrator, a Monitor, nobody, and at a context root.
+    const shapes: [string, string][] = [
+      ['pairs white space', `a=${' '.repeat(200_000)}&`],
+      ['pairs white space, long', `a=${' '.repeat(1024 * 1024 - 8)}&`],
+      ['keys white space', `{${' '.repeat(500_000)}"a"${' '.repeat(400_000)}:1}`],
+      ['deep arrays', '['.repeat(200_000)],
+      ['deep arrays closed', `${'['.repeat(100_000)}1${']'.repeat(100_000)}`],
+      ['deep relaxed', '{a:'.repeat(15_000)],
+      ['deep objects', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`],
+      ['duplicate keys', `{${Array.from({ length: 20_000 }, (_, i) => `"k${i % 10_000}":1`).join(',')}}`],
+      ['many keys', `{${Array.from({ length: 40_000 }, (_, i) => `"k${i}":1`).join(',')}}`],
+      ['escaped duplicate keys', '{"a\\u0062":1,"ab":2}'],
+      ['null', 'null'],
+      ['null padded', `${' '.repeat(1000)}null${' '.repeat(1000)}`],
+      ['huge string', `{"notes":"${'s'.repeat(1024 * 1024 - 20)}"}`],
+      ['huge relaxed string', `{notes:'${'s'.repeat(200_000)}'}`],
+      ['many escapes', `{"notes":"${'\\u0041'.repeat(150_000)}"}`],
+      ['comments', `{${'/*c*/'.repeat(12_000)}}`],
+      ['unterminated comment', `{/*${' '.repeat(60_000)}`],
+      ['unterminated string', `{"a":"${'x'.repeat(500_000)}`],
+    ];
+    const targets = [`${MGMT_PATH}/edit/servers/ms1`, `${MGMT_PATH}/edit/servers`, `${MGMT_PATH}/serverRuntime/search`, `${MGMT_PATH}/edit/changeManager/startEdit`, '/management/lifecycle/latest/environments', '/inventory/', `${MGMT_PATH}/edit/appDeployments`];
+    const requests: RawRequest[] = [];
+    for (const [, text] of shapes) {
+      for (const [i, path] of targets.entries()) {
+        const auth = i % 3 === 0 ? adminAuth : i % 3 === 1 ? monitorAuth : adminAuth;
+        for (const ctype of ['application/json', 'text/plain']) {
+          requests.push({ method: 'POST', path, headers: { authorization: auth, 'x-requested-by': 'fuzz-shapes', accept: 'application/json', 'content-type': ctype }, body: text });
+        }
+      }
+      requests.push({ method: 'POST', path: `${MGMT_PATH}/edit/servers/ms1`, headers: { 'x-requested-by': 'fuzz-shapes', 'content-type': 'application/json' }, body: text });
+    }
+    await pool(requests, 3, async (req) => {
+      check(req, await send(port, req, 30_000, true), false);
+    });
+    // The server is still itself.
+    const me = await admin.get('currentUser?links=none');
+    assert.equal(me.status, 200, me.text);
+    const cm = await admin.get('edit/changeManager?links=none');
+    if (cm.json?.locked) await admin.post('edit/changeManager/cancelEdit', {});
+  } finally {
+    // Requests cut short end when their connection does: wait for their staging to go.
+    const incoming = join(dataDir, 'applications', '.incoming');
+    for (let i = 0; i < 200 && treeOf(incoming).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const staged = treeOf(incoming);
+    const outside = treeOf(parent).filter((p) => p !== 'data' && !p.startsWith('data/') && p !== 'victim');
+    await server.close();
+    rmSync(parent, { recursive: true, force: true });
+    console.log(`uploads: status distribution: ${histogram(seen)}`);
+    assert.deepEqual(outside, [], 'files written outside the data directory');
+    assert.deepEqual(staged, [], 'uploads left staged');
+  }
+  reportViolations(found, `uploads and body shapes (seed ${SEED + 2})`);
 });

@@ -2,6 +2,9 @@
 // as written, bodies can be sent on any method and with any or no content type), the checks every
 // answer must pass (never 5xx, JSON, the error envelope), and catalog-driven walks of the trees.
 import http from 'node:http';
+import { existsSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import { sep } from 'node:path';
 import { type Catalog, loadCatalog } from '../../src/catalog/load.js';
 import type { PropDef, TypeDef } from '../../src/catalog/model.js';
 
@@ -367,4 +370,95 @@ export function histogram(counts: Map<string | number, number>): string {
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${k}: ${n}`)
     .join(', ');
+}
+
+// ---- hostile uploads --------------------------------------------------------------------------------
+
+export interface UploadPart {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Buffer;
+}
+
+/** A multipart body of these parts as written (names and file names go out unescaped). */
+export function hostileMultipart(parts: UploadPart[], boundary: string): Buffer {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const file = p.filename !== undefined ? `; filename="${p.filename}"` : '';
+    const type = p.contentType !== undefined ? `Content-Type: ${p.contentType}\r\n` : '';
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${file}\r\n${type}\r\n`), p.data, Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Sends a request head and `body` on a fresh connection and reads the answer as a RawReply. With
+ * `declared` the head announces that many bytes whatever is sent; `halfClose` ends the sending side
+ * after the body (a client that stops short). No answer before the connection closes is `error`.
+ */
+export function sendRaw(port: number, head: string, body: Buffer, opts: { halfClose?: boolean; timeoutMs?: number } = {}): Promise<RawReply> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let raw = Buffer.alloc(0);
+    let done = false;
+    const finish = (r: Omit<RawReply, 'ms'>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ ...r, ms: Date.now() - started });
+    };
+    const parsed = (): Omit<RawReply, 'ms'> | undefined => {
+      let text = raw.toString('latin1');
+      for (;;) {
+        const end = text.indexOf('\r\n\r\n');
+        if (end < 0) return undefined;
+        const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+        if (status >= 100 && status < 200) {
+          text = text.slice(end + 4);
+          continue;
+        }
+        const headers: http.IncomingHttpHeaders = {};
+        for (const l of lines) {
+          const i = l.indexOf(':');
+          if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+        }
+        const length = Number(headers['content-length'] ?? NaN);
+        const bytes = Buffer.from(text.slice(end + 4), 'latin1');
+        if (!Number.isFinite(length) || bytes.length < length) return undefined;
+        const body = bytes.subarray(0, length).toString('utf8');
+        let json: any;
+        let isJson = false;
+        try {
+          json = JSON.parse(body);
+          isJson = true;
+        } catch {
+          json = undefined;
+        }
+        return { status, headers, text: body, json, isJson };
+      }
+    };
+    const timer = setTimeout(() => finish({ status: 0, headers: {}, text: '', json: undefined, isJson: false, error: `no answer in ${opts.timeoutMs ?? 15_000} ms` }), opts.timeoutMs ?? 15_000);
+    socket.on('data', (d: Buffer) => {
+      raw = Buffer.concat([raw, d]);
+      const r = parsed();
+      if (r) finish(r);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(parsed() ?? { status: 0, headers: {}, text: '', json: undefined, isJson: false, error: 'closed without an answer' }));
+    socket.write(head);
+    socket.write(body, () => {
+      if (opts.halfClose) socket.end();
+    });
+  });
+}
+
+/** Every file and folder below `dir` (relative paths), sorted. */
+export function treeOf(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).map((p) => p.replaceAll(sep, '/')).sort();
 }
