@@ -242,7 +242,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
     if (limit === undefined) return payload;
-    const tooLarge = () => new ApiError(413, [{ detail: `The request body is larger than a ${path.rest.at(-1) === 'search' ? 'search query' : "action's arguments"} may be (${limit / 1024} KiB).` }]);
+    const tooLarge = () => new ApiError(413, [{ detail: `The request body is larger than ${path.rest.at(-1) === 'search' ? 'a search query' : "an action's arguments"} may be (${limit / 1024} KiB).` }]);
     if (request.headers['content-length'] !== undefined) {
       if (Number(request.headers['content-length']) > limit) throw tooLarge();
       return payload;

@@ -8,8 +8,14 @@ import { badRequest } from './errors.js';
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Largest body of a search or an action's arguments, in bytes: queries and arguments are small. */
+/** Largest body of a search, in bytes: queries are small, and every reader may search. */
 export const MAX_QUERY_BYTES = 64 * 1024;
+
+/**
+ * Largest body of an action's arguments, in bytes: room for a few strings at the longest a
+ * configuration string may be (64 KiB), so an over-long value is named rather than cut off.
+ */
+export const MAX_ARGUMENTS_BYTES = 256 * 1024;
 
 /**
  * Largest body the relaxed dialect is tried on, in bytes. Its reader costs about a hundred times

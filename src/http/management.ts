@@ -16,7 +16,7 @@ import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
 import type { BeanNode } from '../tree/resolve.js';
-import { MAX_QUERY_BYTES, bodyObject } from './body.js';
+import { MAX_ARGUMENTS_BYTES, MAX_QUERY_BYTES, bodyObject } from './body.js';
 import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import { originOf } from './origin.js';
 import type { RequestPath } from './request-path.js';
@@ -130,7 +130,7 @@ export class ManagementHandler {
       case 'action':
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
         authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
-        return { upload: false, limit: MAX_QUERY_BYTES };
+        return { upload: false, limit: MAX_ARGUMENTS_BYTES };
       case 'search':
         // Readers may search: the read right was checked on arrival.
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
