@@ -5,7 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Link } from '../render/links.js';
 import { type Shape, parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import { authorize } from '../security/authorize.js';
+import { audited } from '../http/audit-request.js';
 import { bodyObject } from '../http/body.js';
+import type { AuditLog } from '../security/audit.js';
 import { methodNotAllowed, notFound } from '../http/errors.js';
 import type { RequestPath } from '../http/request-path.js';
 import { sendJson } from '../http/send.js';
@@ -63,7 +65,10 @@ function shownProperties(props: Property[]): Property[] {
 export class LifecycleRoutes {
   private readonly routes: Route[];
 
-  constructor(private readonly lcm: LifecycleService) {
+  constructor(
+    private readonly lcm: LifecycleService,
+    private readonly audit: AuditLog,
+  ) {
     this.routes = this.table();
   }
 
@@ -83,7 +88,6 @@ export class LifecycleRoutes {
     const method = request.method as 'GET' | 'POST' | 'DELETE';
     const handler = route.methods[method];
     if (!handler) throw methodNotAllowed(request.method, Object.keys(route.methods));
-    if (method !== 'GET') authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
     const href = (...segments: string[]) => [root, ...segments.map(encodeURIComponent)].join('/');
     const ctx: Ctx = {
       request,
@@ -94,8 +98,13 @@ export class LifecycleRoutes {
       body: () => bodyObject(request.body),
       user: request.principal.user,
     };
-    const result = await handler(ctx);
-    return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
+    const send = async () => {
+      if (method !== 'GET') authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
+      const result = await handler(ctx);
+      return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
+    };
+    // Every write of the Lifecycle Manager is audited.
+    return method === 'GET' ? send() : audited(this.audit, request, reply, method, `lifecycle/${path.rest.join('/')}`, send);
   }
 
   private match(rest: string[]): { route: Route; params: Params } {
