@@ -60,6 +60,9 @@ const DEPLOYABLE = new Set(['appDeployments', 'libraries']);
 export const LISTED_ACTIVATIONS = 1000;
 /** Longest a startEdit waits for a lock another user holds, whatever its waitTime asks. */
 export const MAX_LOCK_WAIT_MS = 30_000;
+/** startEdits that may wait at once, per user and in all (more are refused at once). */
+const MAX_WAITS_PER_USER = 4;
+const MAX_WAITS = 100;
 
 /** A change of an edit lock the server made by itself (for the audit trail). */
 export interface LockEvent {
@@ -315,6 +318,10 @@ export class ConfigService {
       if (!held) return;
       const left = deadline - this.now();
       if (left <= 0) throw lockedBy(held.session);
+      const mine = [...this.waiters].filter((w) => w.user === user).length;
+      if (mine >= MAX_WAITS_PER_USER || this.waiters.size >= MAX_WAITS) {
+        throw badRequest(`${lockedBy(held.session).message} Too many startEdits wait already (${mine} of yours, ${this.waiters.size} in all); retry later.`);
+      }
       // Wakes when a lock is released here or on another server, when this one lapses, or at the deadline.
       await this.waitForRelease(user, held.until === null ? left : Math.min(left, held.until - this.now()), opts.signal);
     }

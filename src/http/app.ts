@@ -22,7 +22,7 @@ import underPressure from '@fastify/under-pressure';
 import { pairs, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DeployRequests } from './deploy-requests.js';
-import { clientAddress } from './audit-request.js';
+import { clientAddress, registerAudit } from './audit-request.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
-  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle, deps.domain.security.audit);
+  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
   // Every audit record is logged too (failed logins with the user name tried, never a password).
   deps.domain.security.audit.onRecord = (record) => app.log.info({ audit: record }, 'audit');
   deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
@@ -149,6 +149,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, pairs(body as string)));
 
   app.decorateRequest('principal', null as unknown as Principal);
+  registerAudit(app, deps.domain.security.audit);
 
   // An overloaded server says so at once (503, Retry-After) instead of queueing without bound.
   const overloaded = (what: string) =>

@@ -1,8 +1,23 @@
 // Audit of a request that changes something: who (the authenticated user), from where (the TCP
-// peer's address), what, on which bean, and how it ended, stored before the answer leaves.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuditLog, type AuditNote, redact, secretValues } from '../security/audit.js';
+// peer's address), what, on which bean, and how it ended. The record is stored before the answer
+// leaves (an onSend hook), whatever way the request ends.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuditEntry, type AuditLog, type AuditNote, redact, secretValues } from '../security/audit.js';
 import { ApiError } from './errors.js';
+
+interface PendingAudit {
+  entry: Omit<AuditEntry, 'outcome' | 'detail'>;
+  note: AuditNote;
+  /** Values sent under secret names (passwords...): they never reach the record, even inside a message. */
+  secrets: string[];
+  error?: { status: number; message: string };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    pendingAudit: PendingAudit | null;
+  }
+}
 
 /**
  * The client's address: the TCP peer, never a forwarded header (which a client can write itself).
@@ -13,27 +28,33 @@ export function clientAddress(request: FastifyRequest): string {
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
-/** Runs `run`, then records what it did; a refusal or failure is recorded too, then rethrown. */
-export async function audited<T>(
-  audit: AuditLog,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  action: string,
-  bean: string,
-  run: (note: AuditNote) => Promise<T>,
-): Promise<T> {
-  const note: AuditNote = {};
-  const entry = { user: request.principal?.user ?? null, address: clientAddress(request), action, bean };
-  // Values sent under secret names (passwords...) never reach the record, even inside a message.
-  const secrets = secretValues(request.body);
+/** Stores the audit record of a request marked by `audited` before its answer is sent. */
+export function registerAudit(app: FastifyInstance, audit: AuditLog): void {
+  app.decorateRequest('pendingAudit', null);
+  app.addHook('onSend', async (request, reply, payload) => {
+    const pending = request.pendingAudit;
+    if (!pending) return payload;
+    request.pendingAudit = null;
+    const status = reply.statusCode;
+    const outcome = status < 400 ? (status === 202 ? 'accepted' : 'success') : status === 403 ? 'refused' : 'failure';
+    const text = pending.error ? `${pending.error.status}: ${pending.error.message}` : status < 400 ? (pending.note.detail ?? '') : `${status}`;
+    await audit.record({ ...pending.entry, outcome, detail: redact(text, pending.secrets) });
+    return payload;
+  });
+}
+
+/** Marks the request as audited (`action` on `bean`), then runs it; a failure is noted for the record and rethrown. */
+export async function audited<T>(request: FastifyRequest, action: string, bean: string, run: (note: AuditNote) => Promise<T>): Promise<T> {
+  const pending: PendingAudit = {
+    entry: { user: request.principal?.user ?? null, address: clientAddress(request), action, bean },
+    note: {},
+    secrets: secretValues(request.body),
+  };
+  request.pendingAudit = pending;
   try {
-    const result = await run(note);
-    await audit.record({ ...entry, outcome: reply.statusCode === 202 ? 'accepted' : 'success', detail: redact(note.detail ?? '', secrets) });
-    return result;
+    return await run(pending.note);
   } catch (err) {
-    const status = err instanceof ApiError ? err.status : 500;
-    const message = err instanceof Error ? err.message : String(err);
-    await audit.record({ ...entry, outcome: status === 403 ? 'refused' : 'failure', detail: redact(`${status}: ${message}`, secrets) });
+    pending.error = { status: err instanceof ApiError ? err.status : 500, message: err instanceof Error ? err.message : String(err) };
     throw err;
   }
 }

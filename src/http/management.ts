@@ -78,10 +78,13 @@ export class ManagementHandler {
     if (!TREE_NAMES.includes(tree as TreeName)) throw notFound(tree);
     const session = sessionOf(request);
     const admin = request.principal.roles.has('Admin');
-    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session, restricted: !admin };
     // Edit locks whose time ran out are released before anyone sees them.
     await this.deps.domain.configService.expireLapsed();
-    if (tree === 'domainRuntime' && admin && readsAudit(segments, request.body)) await this.deps.domain.security.audit.refresh(Number(segments[1]));
+    const audit =
+      tree === 'domainRuntime' && admin && readsAudit(segments, request.body)
+        ? await this.deps.domain.security.audit.view({ before: beforeParam(request.query), id: segments[1] !== undefined ? Number(segments[1]) : undefined })
+        : undefined;
+    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session, restricted: !admin, ...(audit ? { audit } : {}) };
     const root = this.deps.trees.root(tree as TreeName, scope);
     const target = this.deps.resolver.resolve(root, segments, version);
     return this.dispatch(request, reply, target, ctx, session);
@@ -97,7 +100,7 @@ export class ManagementHandler {
         if (!editable) {
           const handler = method === 'DELETE' ? this.runtimeCollection(target.node) : undefined;
           if (!handler) throw methodNotAllowed(method, ['GET']);
-          return this.audited(request, reply, 'delete', target.node.path, async () => {
+          return this.audited(request, 'delete', target.node.path, async () => {
             await handler.remove(target.node, request.principal);
             return sendJson(reply, 200, {});
           });
@@ -112,7 +115,7 @@ export class ManagementHandler {
         if (!editable) {
           const handler = this.deps.actions.collectionHandler(target.owner.type, target.prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
-          return this.audited(request, reply, 'create', target.path, async () => {
+          return this.audited(request, 'create', target.path, async () => {
             const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
             return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
           });
@@ -146,12 +149,12 @@ export class ManagementHandler {
   }
 
   /** Runs a write and records it in the audit trail (`path`: the bean or collection it acts on). */
-  private audited(request: FastifyRequest, reply: FastifyReply, action: string, path: readonly string[], run: (note: AuditNote) => Promise<FastifyReply>): Promise<FastifyReply> {
-    return audited(this.deps.domain.security.audit, request, reply, action, path.join('/'), run);
+  private audited(request: FastifyRequest, action: string, path: readonly string[], run: (note: AuditNote) => Promise<FastifyReply>): Promise<FastifyReply> {
+    return audited(request, action, path.join('/'), run);
   }
 
   private async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, prop: PropDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    return this.audited(request, reply, 'create', [...owner.path, prop.name], async () => {
+    return this.audited(request, 'create', [...owner.path, prop.name], async () => {
       const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
       authorize(request.principal, { kind: 'write', type });
       if (isDeployments(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
@@ -161,7 +164,7 @@ export class ManagementHandler {
   }
 
   private async update(request: FastifyRequest, reply: FastifyReply, node: BeanNode, session: string): Promise<FastifyReply> {
-    return this.audited(request, reply, 'update', node.path, async () => {
+    return this.audited(request, 'update', node.path, async () => {
       authorize(request.principal, { kind: 'write', type: node.type });
       await this.deps.domain.configService.update(request.principal.user, session, node, bodyObject(request.body));
       return sendJson(reply, 200, {});
@@ -169,7 +172,7 @@ export class ManagementHandler {
   }
 
   private async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    return this.audited(request, reply, 'delete', node.path, async () => {
+    return this.audited(request, 'delete', node.path, async () => {
       authorize(request.principal, { kind: 'write', type: node.type });
       if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
       if (node.identity.length === 2 && node.identity[0] === 'appDeployments') return this.deps.deploys.remove(request, reply, node, ctx, session);
@@ -190,7 +193,7 @@ export class ManagementHandler {
       return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
     };
     // Queries change nothing: only actions are recorded.
-    return op.impact === 'info' ? run({}) : this.audited(request, reply, op.name, node.path, run);
+    return op.impact === 'info' ? run({}) : this.audited(request, op.name, node.path, run);
   }
 
   private partitionExists(name: string): boolean {
@@ -256,6 +259,15 @@ function readsAudit(segments: readonly string[], body: unknown): boolean {
   if (segments[0] !== 'search' || segments.length !== 1 || body === null || typeof body !== 'object') return false;
   const children = (body as { children?: unknown }).children;
   return children !== null && typeof children === 'object' && Object.hasOwn(children, 'auditRecords');
+}
+
+/** `?before=<id>`: the audit records older than that one. */
+function beforeParam(query: unknown): number | undefined {
+  const raw = (query as Record<string, unknown> | undefined)?.before;
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`The query parameter 'before' must be the id of an audit record (a positive integer), not ${JSON.stringify(raw).slice(0, 60)}.`, 'before');
+  return n;
 }
 
 function sessionOf(request: FastifyRequest): string {

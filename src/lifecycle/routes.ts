@@ -7,7 +7,6 @@ import { type Shape, parseShape, wantsField, wantsLinks, wantsRel } from '../ren
 import { authorize } from '../security/authorize.js';
 import { audited } from '../http/audit-request.js';
 import { bodyObject } from '../http/body.js';
-import type { AuditLog } from '../security/audit.js';
 import { methodNotAllowed, notFound } from '../http/errors.js';
 import type { RequestPath } from '../http/request-path.js';
 import { sendJson } from '../http/send.js';
@@ -65,10 +64,7 @@ function shownProperties(props: Property[]): Property[] {
 export class LifecycleRoutes {
   private readonly routes: Route[];
 
-  constructor(
-    private readonly lcm: LifecycleService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly lcm: LifecycleService) {
     this.routes = this.table();
   }
 
@@ -104,7 +100,7 @@ export class LifecycleRoutes {
       return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
     };
     // Every write of the Lifecycle Manager is audited.
-    return method === 'GET' ? send() : audited(this.audit, request, reply, method, `lifecycle/${path.rest.join('/')}`, send);
+    return method === 'GET' ? send() : audited(request, method, `lifecycle/${path.rest.join('/')}`, send);
   }
 
   private match(rest: string[]): { route: Route; params: Params } {

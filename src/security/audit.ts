@@ -25,8 +25,14 @@ export interface AuditNote {
 export const AUDIT_PAGE = 200;
 /** Records stored in one transaction at most. */
 const BATCH = 500;
-/** Records fetched by id and kept for the next reads. */
-const EXTRA_LIMIT = 64;
+
+/** Audit records read for one request. */
+export interface AuditView {
+  /** Newest first. */
+  page: AuditRecord[];
+  /** A record asked for by id, outside the page. */
+  extra?: AuditRecord;
+}
 
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 3)}...` : s);
 
@@ -50,9 +56,6 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 export class AuditLog {
-  /** The newest records, as last read. */
-  page: AuditRecord[] = [];
-  private readonly extra = new Map<number, AuditRecord>();
   private queue: { entry: AuditEntry; record: Omit<AuditRecord, 'id'>; done: () => void }[] = [];
   private writing = false;
   /** Called with every record written here (the server logs them). */
@@ -100,17 +103,14 @@ export class AuditLog {
     this.writing = false;
   }
 
-  /** Reads the newest records again (and the one with `id`, if asked), before they are served. */
-  async refresh(id?: number): Promise<void> {
-    this.page = await this.store.auditRecords(AUDIT_PAGE);
-    if (id === undefined || !Number.isSafeInteger(id) || this.page.some((r) => r.id === id)) return;
-    const r = await this.store.auditRecord(id);
-    if (!r) return;
-    if (this.extra.size >= EXTRA_LIMIT) this.extra.delete(this.extra.keys().next().value!);
-    this.extra.set(id, r);
-  }
-
-  find(id: number): AuditRecord | undefined {
-    return this.page.find((r) => r.id === id) ?? this.extra.get(id);
+  /**
+   * The records a request shows: the newest `AUDIT_PAGE` (or those before the id `before`), and the
+   * one with the id `id` wherever it is.
+   */
+  async view(opts: { before?: number | undefined; id?: number | undefined } = {}): Promise<AuditView> {
+    const page = await this.store.auditRecords(AUDIT_PAGE, opts.before);
+    const id = opts.id;
+    const extra = id !== undefined && Number.isSafeInteger(id) && !page.some((r) => r.id === id) ? await this.store.auditRecord(id) : undefined;
+    return { page, ...(extra ? { extra } : {}) };
   }
 }

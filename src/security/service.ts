@@ -1,5 +1,6 @@
 // Users, groups, roles and authentication. Stateless per request: a credential is checked against
-// the stored hash once, then remembered (bounded) until a user or group changes.
+// the stored hash once, then remembered (bounded) until a user or group changes. Failed logins are
+// counted (lockouts), audited, and cost the same whether the user exists or not.
 import { createHash } from 'node:crypto';
 import type { Role } from '../catalog/overlay-format.js';
 import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '../store/store.js';
@@ -154,7 +155,7 @@ export class SecurityService {
     const ok = await verifyPassword(password, stored?.hash ?? this.unknownUserHash);
     if (ok && stored) {
       // The store has the last word: a lockout made just now through another server still holds.
-      const locked = await this.lockouts.success(user, address).catch((err) => (this.reportError(err), false));
+      const locked = await this.lockouts.success(user, address).catch((err) => (this.onError(err), false));
       if (locked) {
         this.lockouts.refusedWhileLocked();
         return undefined;
@@ -171,7 +172,7 @@ export class SecurityService {
     try {
       outcome = await this.lockouts.failure(user, address);
     } catch (err) {
-      this.reportError(err);
+      this.onError(err);
     }
     await this.audit.record({ user, address, action: 'login', bean: where, outcome: 'failure', detail: 'The user name or password is wrong.' });
     const policy = this.lockouts.policy();
@@ -196,10 +197,6 @@ export class SecurityService {
         detail: `${policy.threshold * ADDRESS_FACTOR} failed logins from ${address} within ${minutes(policy.resetMs)}: logins from it are refused for ${minutes(policy.durationMs)}.`,
       });
     }
-  }
-
-  private reportError(err: unknown): void {
-    this.onError(err);
   }
 
   rolesOf(user: string): Set<Role> {
@@ -311,7 +308,11 @@ export class SecurityService {
       const queue = [user];
       while (queue.length > 0) {
         const m = queue.pop()!;
-        for (const [g, list] of members) if (list.includes(m) && !seen.has(g)) (seen.add(g), queue.push(g));
+        for (const [g, list] of members) {
+          if (!list.includes(m) || seen.has(g)) continue;
+          seen.add(g);
+          queue.push(g);
+        }
       }
       if (seen.has(ROLE_GROUPS.Admin)) admins.push(user);
     }

@@ -1,7 +1,7 @@
 // The five bean trees of a request, seen from its partition scope.
 import type { Catalog } from '../catalog/load.js';
 import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
-import type { AuditLog } from '../security/audit.js';
+import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { BeanRecord, TreeSource } from './records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
@@ -23,6 +23,8 @@ export interface Scope {
   session?: string;
   /** The requester is not an administrator (admin-only children are hidden). */
   restricted?: boolean;
+  /** Audit records read for this request (an administrator's request that shows them). */
+  audit?: AuditView;
 }
 
 export class Trees {
@@ -36,7 +38,7 @@ export class Trees {
     stats: RequestStats,
   ) {
     this.adminLive = adminServerLive(stats);
-    this.domainSource = new WithAudit(new WithTasks(domain.tasks, () => domain.runtime.domainTree), domain.security.audit);
+    this.domainSource = new WithTasks(domain.tasks, () => domain.runtime.domainTree);
   }
 
   root(name: TreeName, scope: Scope): TreeRoot {
@@ -97,7 +99,7 @@ export class Trees {
     };
     return {
       name: 'domainRuntime',
-      source: this.domainSource,
+      source: scope.audit ? new WithAudit(this.domainSource, scope.audit) : this.domainSource,
       type: this.catalog.type('appserver.management.runtime.DomainRuntimeMBean'),
       base: ['domainRuntime'],
       mounts: new Map([['serverRuntimes', servers]]),
@@ -154,18 +156,19 @@ class WithActivations implements TreeSource {
 
 const AUDIT = 'auditRecords';
 
-/** The domain runtime tree plus the audit trail's newest records (read before a request that shows them). */
+/** The domain runtime tree plus the audit records read for the request. */
 class WithAudit implements TreeSource {
   constructor(
     private readonly inner: TreeSource,
-    private readonly audit: AuditLog,
+    private readonly audit: AuditView,
   ) {}
 
   bean(key: string): BeanRecord | undefined {
     if (!key.startsWith(`${AUDIT}/`)) return this.inner.bean(key);
     const name = key.slice(AUDIT.length + 1);
     if (!/^[1-9][0-9]{0,15}$/.test(name)) return undefined;
-    const r = this.audit.find(Number(name));
+    const id = Number(name);
+    const r = this.audit.page.find((x) => x.id === id) ?? (this.audit.extra?.id === id ? this.audit.extra : undefined);
     if (!r) return undefined;
     const { id: _id, ...values } = r;
     return { type: AUDIT_RECORD, values: { ...values, name } };

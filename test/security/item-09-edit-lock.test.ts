@@ -143,6 +143,18 @@ describe('waitTime: waiting for a lock another user holds', () => {
     ok(await d1.post(`${CM}/cancelEdit`, {}), 'cancelEdit');
   });
 
+  test('item 09: a user may have at most 4 startEdits waiting; more are refused at once', async () => {
+    ok(await d1.post(`${CM}/startEdit`, {}), 'deployer1 takes the lock');
+    const waits = [];
+    for (let i = 0; i < 4; i++) waits.push((await waitingStartEdit(srv, d2, { waitTime: 20_000, timeOut: -1 })).reply);
+    const fifth = errorDetails(await d2.post(`${CM}/startEdit`, { waitTime: 20_000, timeOut: -1 }), 400, 'a fifth waiting startEdit');
+    assert.ok(fifth.some((p) => /Too many startEdits wait/.test(p)), fifth.join(' | '));
+    ok(await d1.post(`${CM}/cancelEdit`, {}), 'deployer1 releases the lock');
+    for (const w of waits) ok(await w, 'a waiting startEdit of deployer2');
+    assert.equal((await changeManager(admin)).lockOwner, 'deployer2');
+    ok(await d2.post(`${CM}/cancelEdit`, {}), 'cancelEdit');
+  });
+
   test('item 09: the wait ends when the client goes away', async () => {
     ok(await d1.post(`${CM}/startEdit`, {}), 'deployer1 takes the lock');
     const idle = srv.scheduler.waiting;

@@ -200,6 +200,14 @@ describe('who may read it', () => {
     assert.equal(item.status, 200, item.text);
     assert.equal(item.json.action, one.action);
     errorDetails(await admin.get(`${AUDIT}/999999`), 404);
+    // A page holds at most 200 records; `before` pages back through older ones.
+    const page = await records();
+    assert.ok(page.length > 4 && page.length <= 200, `${page.length} records`);
+    const older = await admin.get(`${AUDIT}?links=none&before=${page[2]!.name}`);
+    assert.equal(older.status, 200, older.text);
+    assert.deepEqual(older.json.items.slice(0, 2), page.slice(3, 5));
+    const bad = errorDetails(await admin.get(`${AUDIT}?before=yesterday`), 400, 'before=yesterday');
+    assert.ok(bad.some((d) => d.startsWith('[before] ')), bad.join(' | '));
     // Append-only: no way to change or remove a record.
     assert.equal((await admin.del(`${AUDIT}/${one.name}`)).status, 405);
     assert.equal((await admin.post(AUDIT, { action: 'forged' })).status, 405);

@@ -1,7 +1,7 @@
 // What the REST layer adds on top of the bean types: resources that are not beans
 // (the change manager), federated children, and the job fields of task beans.
 import type { CatalogProperty, CatalogType } from '../format.js';
-import type { TypeOverlay } from '../overlay-format.js';
+import type { OverlayOperation, TypeOverlay } from '../overlay-format.js';
 
 export const CHANGE_MANAGER = 'appserver.management.rest.ChangeManager';
 export const ACTIVATION = 'appserver.management.rest.Activation';
@@ -64,7 +64,7 @@ export const restOnlyTypes: Record<string, CatalogType> = {
 };
 
 const INT = 'int';
-const changeManagerOps: TypeOverlay['operations'] = [
+const changeManagerOps: OverlayOperation[] = [
   // startEdit(waitTime, timeOut): milliseconds to wait for a lock another user holds, and after
   // which the lock lapses (-1: never), as in the product's configuration manager.
   {
@@ -77,7 +77,7 @@ const changeManagerOps: TypeOverlay['operations'] = [
     impact: 'action',
   },
   ...['activate', 'cancelEdit', 'safeResolve', 'forceResolve'].map(
-    (name): NonNullable<TypeOverlay['operations']>[number] => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
+    (name): OverlayOperation => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
   ),
   // Administrators only (REST-only): take over the lock another user holds, with its changes, or
   // release it and drop its changes.
