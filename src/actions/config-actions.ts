@@ -35,9 +35,45 @@ function rootItemsOf(catalog: Catalog, resolver: Resolver, root: BeanNode, base:
 
 export function registerConfigActions(actions: ActionRegistry, catalog: Catalog, resolver: Resolver, config: ConfigService): void {
   const user = (call: ActionCall) => call.principal.user;
-  actions.register(CHANGE_MANAGER, 'startEdit', async (call) => (await config.startEdit(user(call), call.session), done));
+  const millis = (call: ActionCall, name: string): number | undefined => {
+    const v = call.args[name];
+    return typeof v === 'number' ? v : undefined;
+  };
+  actions.register(CHANGE_MANAGER, 'startEdit', async (call) => {
+    const waitTime = millis(call, 'waitTime');
+    const timeOut = millis(call, 'timeOut');
+    await config.startEdit(user(call), call.session, {
+      ...(waitTime !== undefined ? { waitTime } : {}),
+      ...(timeOut !== undefined ? { timeOut } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    if (timeOut !== undefined && timeOut > 0) call.audit.detail = `Edit session '${call.session}', lock lapses after ${timeOut} ms.`;
+    return done;
+  });
   actions.register(CHANGE_MANAGER, 'cancelEdit', async (call) => (await config.cancelEdit(user(call), call.session), done));
-  actions.register(CHANGE_MANAGER, 'activate', async (call) => (await config.activate(user(call), call.session), done));
+  actions.register(CHANGE_MANAGER, 'activate', async (call) => {
+    const result = await config.activate(user(call), call.session);
+    call.audit.detail = `Edit session '${call.session}': configuration version ${result.version}, ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}${result.restartRequired ? ', restart required' : ''}.`;
+    return done;
+  });
+  // Administrators only (the operations' roles say so): another user's lock, taken over or released.
+  actions.register(CHANGE_MANAGER, 'takeOverEdit', async (call) => {
+    const timeOut = millis(call, 'timeOut');
+    const { holder, changes } = await config.takeOverEdit(user(call), call.session, timeOut ?? -1);
+    call.audit.detail =
+      holder === null || holder === user(call)
+        ? `Edit session '${call.session}': nobody else held the lock.`
+        : `Edit session '${call.session}': took over the lock of '${holder}' with ${changes} unactivated change${changes === 1 ? '' : 's'}.`;
+    return done;
+  });
+  actions.register(CHANGE_MANAGER, 'forceCancelEdit', async (call) => {
+    const { holder, changes } = await config.forceCancelEdit(call.session);
+    call.audit.detail =
+      holder === null
+        ? `Edit session '${call.session}': nobody held the lock; ${changes} unactivated change${changes === 1 ? '' : 's'} dropped.`
+        : `Edit session '${call.session}': released the lock of '${holder}' and dropped ${changes} unactivated change${changes === 1 ? '' : 's'}.`;
+    return done;
+  });
   actions.register(CHANGE_MANAGER, 'safeResolve', async (call) => (await config.resolve(user(call), call.session, false), done));
   actions.register(CHANGE_MANAGER, 'forceResolve', async (call) => (await config.resolve(user(call), call.session, true), done));
 

@@ -6,6 +6,7 @@ import type { OverlayOverload, OverlayParam } from '../catalog/overlay-format.js
 import { type Coerced, decimalValue, identityOf, integerValue, propertiesValue, stringValue } from '../config/coerce.js';
 import { ApiError, badRequest, invalid } from '../http/errors.js';
 import type { RenderContext } from '../render/entity.js';
+import type { AuditNote } from '../security/audit.js';
 import type { Principal } from '../security/service.js';
 import type { BeanNode } from '../tree/resolve.js';
 
@@ -21,6 +22,10 @@ export interface ActionCall {
   ctx: RenderContext;
   /** The request's `Prefer` header (asynchronous invocation), if any. */
   prefer: string | undefined;
+  /** What the handler adds to the request's audit record. */
+  audit: AuditNote;
+  /** Aborted when the client goes away (for actions that wait). */
+  signal?: AbortSignal;
 }
 
 /** What an action handler returns: a value for `{"return": ...}`, or a reply it shaped itself. */

@@ -2,7 +2,7 @@
 // the way administrators manage the realm over HTTP. Changes take effect on the next request.
 import { badRequest } from '../http/errors.js';
 import type { Role } from '../catalog/overlay-format.js';
-import type { SecurityService } from '../security/service.js';
+import { ROLE_GROUPS, type SecurityService } from '../security/service.js';
 import { nameProblem } from '../config/validate.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';
 
@@ -67,9 +67,16 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
     }
     return done;
   });
+  /** Refuses a change that would leave the domain without any user holding the Admin role. */
+  const keepAnAdmin = (change: Parameters<SecurityService['adminsAfter']>[0], what: string, arg: string) => {
+    if (security.adminsAfter(change).length === 0) {
+      throw badRequest(`${what} would leave the domain without an administrator (no user would remain in the group '${ROLE_GROUPS.Admin}'); give another user that role first.`, arg);
+    }
+  };
   on('UserRemoverMBean', 'removeUser', async (call) => {
     const name = user(call);
     if (name === call.principal.user) throw badRequest('You cannot remove the user you are logged in as.', 'userName');
+    keepAnAdmin({ user: name }, `Removing the user '${name}'`, 'userName');
     await security.removeUser(name);
     return done;
   });
@@ -104,7 +111,9 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
     return done;
   });
   on('GroupRemoverMBean', 'removeGroup', async (call) => {
-    await security.removeGroup(group(call));
+    const name = group(call);
+    keepAnAdmin({ group: name }, `Removing the group '${name}'`, 'groupName');
+    await security.removeGroup(name);
     return done;
   });
   on('GroupEditorMBean', 'setGroupDescription', async (call) => {
@@ -119,7 +128,10 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
     return done;
   });
   on('GroupEditorMBean', 'removeMemberFromGroup', async (call) => {
-    await security.removeMember(group(call), member(call));
+    const g = group(call);
+    const m = member(call);
+    keepAnAdmin({ member: [g, m] }, `Removing '${m}' from the group '${g}'`, 'memberUserOrGroupName');
+    await security.removeMember(g, m);
     return done;
   });
   on('GroupReaderMBean', 'groupExists', (call) => ({ value: security.hasGroup(str(call, 'groupName')) }));
@@ -141,4 +153,16 @@ export function registerSecurityActions(actions: ActionRegistry, security: Secur
   actions.register('appserver.management.runtime.ServerSecurityRuntimeMBean', 'checkRole', (call) => ({
     value: call.principal.roles.has(str(call, 'roleName') as Role),
   }));
+
+  // The user lockout manager of the realm's runtime: lockouts are the domain's, whatever server shows them.
+  const lockout = (op: string, fn: (call: ActionCall, name: string) => Promise<{ value: unknown }> | { value: unknown }) =>
+    actions.register('appserver.management.runtime.UserLockoutManagerRuntimeMBean', op, (call) => fn(call, str(call, 'userName')));
+  lockout('isLockedOut', (_call, name) => ({ value: security.lockouts.isLocked('user', name) }));
+  lockout('getLoginFailureCount', async (_call, name) => ({ value: await security.lockouts.failureCount(name) }));
+  lockout('getLastLoginFailure', async (_call, name) => ({ value: await security.lockouts.lastFailure(name) }));
+  lockout('clearLockout', async (call, name) => {
+    const was = await security.lockouts.clear(name);
+    call.audit.detail = was ? `The lockout of '${name}' was cleared.` : `'${name}' was not locked out; its failed logins were forgotten.`;
+    return done;
+  });
 }

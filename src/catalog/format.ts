@@ -51,6 +51,8 @@ export interface CatalogProperty {
   by?: string;
   /** Overlay only: the child exists only in this tree (the change manager lives in `edit`). */
   only?: 'edit';
+  /** Overlay only: a child only administrators may read (others get 403 and no link). */
+  admin?: 1;
 }
 
 export interface CatalogType {

@@ -198,6 +198,7 @@ function toPropDef(p: CatalogProperty): PropDef {
   if (p.gr) def.readRoles = p.gr as Role[];
   if (p.sr) def.writeRoles = p.sr as Role[];
   if (p.only) def.onlyIn = p.only;
+  if (p.admin) def.adminOnly = true;
   return def;
 }
 

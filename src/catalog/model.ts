@@ -43,6 +43,8 @@ export interface PropDef {
   writeRoles?: Role[];
   /** The child exists only in this tree. */
   onlyIn?: 'edit';
+  /** A child only administrators may read. */
+  adminOnly?: boolean;
 }
 
 export interface OperationDef extends OverlayOperation {

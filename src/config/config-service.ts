@@ -6,6 +6,7 @@ import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
 import { type BeanRecord, type BeanTree, childKey, isWithin, itemKey, keyOfIdentity, upKey } from '../tree/records.js';
 import type { BeanNode } from '../tree/resolve.js';
+import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
 import { Mutex } from './mutex.js';
 import { ReferenceIndex } from './references.js';
 import type { Secrets } from './secrets.js';
@@ -57,6 +58,32 @@ const MAX_ATTEMPTS = 20;
 const DEPLOYABLE = new Set(['appDeployments', 'libraries']);
 /** Activation records served through the API (the store keeps them all). */
 export const LISTED_ACTIVATIONS = 1000;
+/** Longest a startEdit waits for a lock another user holds, whatever its waitTime asks. */
+export const MAX_LOCK_WAIT_MS = 30_000;
+/** startEdits that may wait at once, per user and in all (more are refused at once). */
+const MAX_WAITS_PER_USER = 4;
+const MAX_WAITS = 100;
+
+/** A change of an edit lock the server made by itself (for the audit trail). */
+export interface LockEvent {
+  session: string;
+  /** The user whose lock it was. */
+  holder: string;
+  /** 'lapsed': its timeOut ran out; 'released': its holder was removed. */
+  event: 'lapsed' | 'released';
+  /** Unactivated changes dropped with it. */
+  dropped: number;
+}
+
+/** How a startEdit asks for the lock. */
+export interface StartEditOptions {
+  /** Milliseconds to wait while another user holds the lock (capped at MAX_LOCK_WAIT_MS; -1: that cap). */
+  waitTime?: number;
+  /** Milliseconds after which the lock lapses; -1 (the default): never. */
+  timeOut?: number;
+  /** Ends the wait when the client goes away. */
+  signal?: AbortSignal;
+}
 
 export class ConfigService {
   private readonly sessions = new Map<string, EditSession>();
@@ -67,6 +94,10 @@ export class ConfigService {
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
   private sessionListeners: (() => void)[] = [];
+  /** startEdits waiting for a lock to be released: who waits, and how to wake or end the wait. */
+  private readonly waiters = new Set<{ user: string; wake: () => void; end: (err: ApiError) => void }>();
+  /** Told of every lock the server releases by itself (lapsed, or its holder removed). */
+  onLockEvent: (event: LockEvent) => void | Promise<void> = () => {};
   /** The latest activation records, newest first. */
   records: ActivationRecord[] = [];
 
@@ -76,14 +107,15 @@ export class ConfigService {
     readonly config: BeanTree,
     private readonly secrets: Secrets,
     public version: number,
+    private readonly scheduler: Scheduler,
   ) {
     this.refs = new ReferenceIndex(catalog);
     for (const [key, record] of config.entries()) this.refs.add(key, record);
   }
 
-  static async load(catalog: Catalog, store: Store, config: BeanTree, secrets: Secrets): Promise<ConfigService> {
+  static async load(catalog: Catalog, store: Store, config: BeanTree, secrets: Secrets, scheduler: Scheduler = new RealScheduler()): Promise<ConfigService> {
     const version = Number((await store.getMeta('configVersion')) ?? 0);
-    const service = new ConfigService(catalog, store, config, secrets, version);
+    const service = new ConfigService(catalog, store, config, secrets, version, scheduler);
     service.records = await store.activations(LISTED_ACTIVATIONS);
     // What recent activations touched, so sessions pending across a restart still see conflicts.
     for (const r of [...service.records].reverse()) service.recent.push(touchedBy(r.version, r.changes as ChangeSummary[]));
@@ -152,6 +184,8 @@ export class ConfigService {
     for (const record of await this.store.activationsSince(this.version)) await this.applyRemote(record);
     await this.loadSessions();
     this.sessionsChanged();
+    // A lock another server released may be the one a startEdit here waits for.
+    this.wake();
   }
 
   /** Applies an activation another server made: the beans it touched are read again from the store. */
@@ -236,6 +270,7 @@ export class ConfigService {
       await this.store.deleteSession(name);
       this.sessions.delete(name);
       this.sessionsChanged();
+      this.wake();
     });
   }
 
@@ -252,32 +287,176 @@ export class ConfigService {
     };
   }
 
-  async startEdit(user: string, sessionName: string): Promise<void> {
-    return this.exclusive(async () => {
-      const s = this.session(sessionName);
-      if (s.info.owner === user) return;
-      this.checkNotLocked(s, user);
-      s.info.owner = user;
-      if (!s.hasChanges) s.info.baseVersion = this.version;
-      await this.saveSession(s);
+  /**
+   * Takes the session's edit lock for `user`. While another user holds it, waits up to `waitTime`
+   * (without holding anything up) for it to be released or to lapse, then refuses. The lock lapses
+   * `timeOut` ms after it is taken (-1: never); a startEdit by the holder renews it.
+   */
+  async startEdit(user: string, sessionName: string, opts: StartEditOptions = {}): Promise<void> {
+    const timeOut = opts.timeOut ?? -1;
+    if (!Number.isSafeInteger(timeOut) || (timeOut < 1 && timeOut !== -1)) {
+      throw badRequest(`The timeOut of startEdit must be -1 (no limit) or a number of milliseconds above 0, not ${timeOut}.`, 'timeOut');
+    }
+    const waitTime = opts.waitTime ?? 0;
+    if (!Number.isSafeInteger(waitTime) || waitTime < -1) {
+      throw badRequest(`The waitTime of startEdit must be a number of milliseconds (0 or more), or -1 for the longest wait (${MAX_LOCK_WAIT_MS} ms), not ${waitTime}.`, 'waitTime');
+    }
+    const deadline = this.now() + (waitTime === -1 ? MAX_LOCK_WAIT_MS : Math.min(waitTime, MAX_LOCK_WAIT_MS));
+    for (;;) {
+      const held = await this.exclusive(async () => {
+        const s = this.session(sessionName);
+        await this.expireLocked(s);
+        if (s.info.owner !== null && s.info.owner !== user) return { session: s, until: s.info.lockExpires ?? null };
+        const expires = timeOut === -1 ? null : this.now() + timeOut;
+        if (s.info.owner === user && (s.info.lockExpires ?? null) === expires) return undefined;
+        if (s.info.owner === null && !s.hasChanges) s.info.baseVersion = this.version;
+        s.info.owner = user;
+        s.info.lockExpires = expires;
+        await this.saveSession(s);
+        return undefined;
+      });
+      if (!held) return;
+      const left = deadline - this.now();
+      if (left <= 0) throw lockedBy(held.session);
+      const mine = [...this.waiters].filter((w) => w.user === user).length;
+      if (mine >= MAX_WAITS_PER_USER || this.waiters.size >= MAX_WAITS) {
+        throw badRequest(`${lockedBy(held.session).message} Too many startEdits wait already (${mine} of yours, ${this.waiters.size} in all); retry later.`);
+      }
+      // Wakes when a lock is released here or on another server, when this one lapses, or at the deadline.
+      await this.waitForRelease(user, held.until === null ? left : Math.min(left, held.until - this.now()), opts.signal);
+    }
+  }
+
+  private waitForRelease(user: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const finish = (err?: ApiError) => {
+        timer.cancel();
+        this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', abort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const waiter = { user, wake: () => finish(), end: (err: ApiError) => finish(err) };
+      const abort = () => finish(badRequest('The client went away while startEdit waited for the edit lock.'));
+      const timer = this.scheduler.after(Math.max(0, ms), waiter.wake);
+      this.waiters.add(waiter);
+      if (signal?.aborted) abort();
+      else signal?.addEventListener('abort', abort, { once: true });
     });
+  }
+
+  /** Wakes every startEdit waiting for a lock (one was released, or may have been). */
+  private wake(): void {
+    for (const w of [...this.waiters]) w.wake();
+  }
+
+  private now(): number {
+    return this.scheduler.now();
+  }
+
+  /** Whether the session's lock ran out of time (it is released at the next look). */
+  private lapsed(s: EditSession): boolean {
+    const expires = s.info.lockExpires;
+    return s.info.owner !== null && typeof expires === 'number' && expires <= this.now();
+  }
+
+  /** Releases the session's lock if it lapsed, dropping its unactivated changes. Inside `exclusive`. */
+  private async expireLocked(s: EditSession): Promise<void> {
+    if (!this.lapsed(s)) return;
+    const holder = s.info.owner!;
+    const dropped = s.changes.size;
+    this.release(s);
+    await this.saveSession(s);
+    await this.onLockEvent({ session: s.info.name, holder, event: 'lapsed', dropped });
+  }
+
+  /** Releases every lapsed lock; costs a look at each session when none has lapsed. */
+  async expireLapsed(): Promise<void> {
+    if (![...this.sessions.values()].some((s) => this.lapsed(s))) return;
+    await this.exclusive(async () => {
+      for (const s of [...this.sessions.values()]) await this.expireLocked(s);
+    });
+  }
+
+  /** Unlocks a session and drops its changes (in memory; the caller saves it). */
+  private release(s: EditSession): void {
+    s.clear();
+    s.info.owner = null;
+    s.info.lockExpires = null;
+    s.info.baseVersion = this.version;
+    this.wake();
   }
 
   async cancelEdit(user: string, sessionName: string): Promise<void> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
+      await this.expireLocked(s);
       if (s.info.owner === null) return;
       if (s.info.owner !== user) throw lockedBy(s);
-      s.clear();
-      s.info.owner = null;
-      s.info.baseVersion = this.version;
+      this.release(s);
       await this.saveSession(s);
+    });
+  }
+
+  /**
+   * An administrator takes over the lock, whoever holds it, with its unactivated changes (to
+   * review, activate or cancel). Returns the former holder (null when the lock was free) and the
+   * number of changes taken over.
+   */
+  async takeOverEdit(user: string, sessionName: string, timeOut = -1): Promise<{ holder: string | null; changes: number }> {
+    if (!Number.isSafeInteger(timeOut) || (timeOut < 1 && timeOut !== -1)) {
+      throw badRequest(`The timeOut of takeOverEdit must be -1 (no limit) or a number of milliseconds above 0, not ${timeOut}.`, 'timeOut');
+    }
+    return this.exclusive(async () => {
+      const s = this.session(sessionName);
+      await this.expireLocked(s);
+      const holder = s.info.owner;
+      if (holder === null && !s.hasChanges) s.info.baseVersion = this.version;
+      s.info.owner = user;
+      s.info.lockExpires = timeOut === -1 ? null : this.now() + timeOut;
+      await this.saveSession(s);
+      return { holder, changes: s.changes.size };
+    });
+  }
+
+  /** An administrator releases the lock, whoever holds it, and drops its changes. */
+  async forceCancelEdit(sessionName: string): Promise<{ holder: string | null; changes: number }> {
+    return this.exclusive(async () => {
+      const s = this.session(sessionName);
+      await this.expireLocked(s);
+      const holder = s.info.owner;
+      const changes = s.changes.size;
+      if (holder === null && changes === 0) return { holder, changes };
+      this.release(s);
+      await this.saveSession(s);
+      return { holder, changes };
+    });
+  }
+
+  /** Ends the waiting startEdits of users that no longer exist (removed, perhaps through another server). */
+  endWaitsOfRemoved(exists: (user: string) => boolean): void {
+    for (const w of [...this.waiters]) if (!exists(w.user)) w.end(badRequest(`The user '${w.user}' was removed while its startEdit waited for the edit lock.`));
+  }
+
+  /** Releases the locks a removed user held (and drops their changes); its waiting startEdits end. */
+  async releaseLocksOf(user: string): Promise<void> {
+    this.endWaitsOfRemoved((u) => u !== user);
+    if (![...this.sessions.values()].some((s) => s.info.owner === user)) return;
+    await this.exclusive(async () => {
+      for (const s of [...this.sessions.values()]) {
+        if (s.info.owner !== user) continue;
+        const dropped = s.changes.size;
+        this.release(s);
+        await this.saveSession(s);
+        await this.onLockEvent({ session: s.info.name, holder: user, event: 'released', dropped });
+      }
     });
   }
 
   async activate(user: string, sessionName: string): Promise<ActivationResult> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
+      await this.expireLocked(s);
       if (s.info.owner !== user) {
         if (s.info.owner === null) throw badRequest(`Not edit lock owner: there are no changes to activate in the edit session '${s.info.name}' (start an edit with changeManager/startEdit first).`);
         throw lockedBy(s);
@@ -289,6 +468,7 @@ export class ConfigService {
   async resolve(user: string, sessionName: string, force: boolean): Promise<void> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
+      await this.expireLocked(s);
       if (s.info.owner !== user) throw notEditor('resolve');
       if (!force) {
         const conflicts = this.propertyConflicts(s);
@@ -310,7 +490,8 @@ export class ConfigService {
 
   /** Whether a write by `user` in the session would run as an implicit session (activated at once). */
   isImplicit(user: string, sessionName: string): boolean {
-    return this.session(sessionName).info.owner !== user;
+    const s = this.session(sessionName);
+    return s.info.owner !== user || this.lapsed(s);
   }
 
   /** A child property of the domain bean (for writes made by runtime operations). */
@@ -330,6 +511,7 @@ export class ConfigService {
   private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T): Promise<T> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
+      await this.expireLocked(s);
       if (s.info.owner === user) {
         const result = apply(s);
         await this.saveSession(s);
@@ -339,6 +521,7 @@ export class ConfigService {
       // Nobody holds the lock: start, apply and activate in one go, or leave nothing behind.
       s.info.owner = user;
       s.info.baseVersion = this.version;
+      s.info.lockExpires = null;
       try {
         const result = apply(s);
         await this.activateLocked(s, user);
@@ -559,7 +742,7 @@ export class ConfigService {
     }
     write.put = puts.map(([b]) => b);
     const nextVersion = this.version + 1;
-    const after: StoredSession = { ...stored(s), changes: [], info: { ...s.info, owner: null, baseVersion: nextVersion } };
+    const after: StoredSession = { ...stored(s), changes: [], info: { ...s.info, owner: null, lockExpires: null, baseVersion: nextVersion } };
     const record: Omit<ActivationRecord, 'id'> = {
       version: nextVersion,
       editSession: s.info.name,
@@ -589,7 +772,9 @@ export class ConfigService {
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
     s.clear();
     s.info.owner = null;
+    s.info.lockExpires = null;
     s.info.baseVersion = nextVersion;
+    this.wake();
     const result: ActivationResult = { version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
     for (const l of this.listeners) await l(result);
     return result;

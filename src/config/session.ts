@@ -19,6 +19,8 @@ export interface SessionInfo {
   description: string;
   /** User holding the edit lock; null when unlocked. */
   owner: string | null;
+  /** When the lock lapses (epoch ms of the server's clock); null or absent: never. */
+  lockExpires?: number | null;
   /** Configuration version the changes were made against. */
   baseVersion: number;
 }

@@ -13,11 +13,13 @@ import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/l
 import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
 import { TaskEngine } from '../runtime/tasks.js';
 import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, settleTarget, stateToEntries } from '../runtime/state.js';
+import { AuditLog } from '../security/audit.js';
+import { DEFAULT_LOCKOUT, type LockoutPolicy, Lockouts } from '../security/lockout.js';
 import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
 import { COMPONENTS, type Component, type Store, type StoredBean, type StoredTask } from '../store/store.js';
 import type { Task } from '../runtime/tasks.js';
-import { BeanTree } from '../tree/records.js';
+import { BeanTree, childKey, keyOfIdentity } from '../tree/records.js';
 import { demoDomain } from './demo.js';
 import { type DomainSize, generateDomain } from './generate.js';
 
@@ -112,6 +114,23 @@ export class Domain {
       await this.flush();
     });
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
+    // The lockout policy is the default realm's configuration, read again after each activation.
+    let policy: { version: number; value: LockoutPolicy } | undefined;
+    security.lockouts.policy = () => {
+      if (policy?.version !== configService.version) policy = { version: configService.version, value: lockoutPolicy(catalog, this.config) };
+      return policy.value;
+    };
+    // A removed user's edit locks are released; locks the server releases by itself are audited.
+    security.onUserRemoved = (name) => configService.releaseLocksOf(name);
+    configService.onLockEvent = (e) =>
+      security.audit.record({
+        user: null,
+        address: '',
+        action: e.event === 'lapsed' ? 'editLockLapsed' : 'editLockReleased',
+        bean: 'edit/changeManager',
+        outcome: 'success',
+        detail: `${e.event === 'lapsed' ? 'The edit lock' : 'The edit lock of the removed user'} '${e.holder}' on the edit session '${e.session}' ${e.event === 'lapsed' ? 'lapsed' : 'was released'}; ${e.dropped} unactivated change${e.dropped === 1 ? '' : 's'} dropped.`,
+      });
     configService.onSessionsChanged(() => runtime.refreshEditSessions());
     runtime.refreshEditSessions();
   }
@@ -142,7 +161,9 @@ export class Domain {
 
   private static async load(catalog: Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
     const now = opts.now ?? Date.now;
-    const security = new SecurityService(store);
+    const scheduler = opts.scheduler ?? new RealScheduler();
+    const audit = new AuditLog(store, () => scheduler.now());
+    const security = new SecurityService(store, new Lockouts(store, () => scheduler.now()), audit);
     // Alone on the store, nobody else will finish transitions or tasks left unfinished.
     const instance = randomUUID();
     const alone = !store.shared || (await store.liveInstances(Date.now() - HEARTBEAT_MS * 3)).length === 0;
@@ -190,8 +211,7 @@ export class Domain {
       await security.load();
     }
     const secrets = new Secrets(key);
-    const configService = await ConfigService.load(catalog, store, config, secrets);
-    const scheduler = opts.scheduler ?? new RealScheduler();
+    const configService = await ConfigService.load(catalog, store, config, secrets, scheduler);
     const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
     const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
     await domain.lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
@@ -322,7 +342,10 @@ export class Domain {
     if (moved('config') || moved('sessions')) await this.configService.sync();
     if (moved('tasks')) this.tasks.load(await this.store.tasks(), false);
     if (moved('lifecycle')) await this.lifecycle.reload();
-    if (moved('security')) await this.security.load();
+    if (moved('security')) {
+      await this.security.load();
+      this.configService.endWaitsOfRemoved((u) => this.security.hasUser(u));
+    } else if (moved('lockouts')) await this.security.lockouts.load();
     for (const c of COMPONENTS) this.seen[c] = versions[c];
   }
 
@@ -397,4 +420,25 @@ export function fromStored(rows: StoredBean[]): BeanTree {
   const sorted = [...rows].sort((a, b) => a.ord - b.ord);
   for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name, row.ord);
   return tree;
+}
+
+/** The user lockout policy of the domain's default realm (its `userLockoutManager`, defaults where unset). */
+export function lockoutPolicy(catalog: Catalog, config: BeanTree): LockoutPolicy {
+  const realm = config.bean(childKey('', 'securityConfiguration'))?.values.defaultRealm;
+  const key = Array.isArray(realm) ? childKey(keyOfIdentity(realm as string[]), 'userLockoutManager') : undefined;
+  const values = (key !== undefined ? config.bean(key)?.values : undefined) ?? {};
+  const type = catalog.type('appserver.management.security.authentication.UserLockoutManagerMBean');
+  const value = (name: string): unknown => (Object.hasOwn(values, name) ? values[name] : type.prop.get(name)?.defaultValue);
+  const number = (name: string, fallback: number, min: number): number => {
+    const v = Number(value(name));
+    return Number.isFinite(v) && v >= min ? v : fallback;
+  };
+  const MINUTE = 60_000;
+  return {
+    enabled: value('lockoutEnabled') !== false,
+    threshold: Math.floor(number('lockoutThreshold', DEFAULT_LOCKOUT.threshold, 1)),
+    durationMs: number('lockoutDuration', DEFAULT_LOCKOUT.durationMs / MINUTE, 0) * MINUTE,
+    resetMs: number('lockoutResetDuration', DEFAULT_LOCKOUT.resetMs / MINUTE, 0) * MINUTE,
+    gcThreshold: Math.floor(number('lockoutGCThreshold', DEFAULT_LOCKOUT.gcThreshold, 1)),
+  };
 }

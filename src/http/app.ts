@@ -23,6 +23,7 @@ import underPressure from '@fastify/under-pressure';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
+import { clientAddress, registerAudit } from './audit-request.js';
 import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
 import { LifecycleRoutes } from '../lifecycle/routes.js';
 import { ManagementHandler } from './management.js';
@@ -144,6 +145,10 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
   const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
+  // Every audit record is logged too (failed logins with the user name tried, never a password).
+  deps.domain.security.audit.onRecord = (record) => app.log.info({ audit: record }, 'audit');
+  deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
+  deps.domain.security.onError = (err) => app.log.error({ err }, 'failed login not counted');
   registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
   registerSecurityActions(actions, deps.domain.security);
   const replies = new TaskReplies(resolver, renderer);
@@ -190,6 +195,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, byKind);
 
   app.decorateRequest('principal', null as unknown as Principal);
+  registerAudit(app, deps.domain.security.audit);
 
   await app.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
@@ -213,15 +219,9 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     await deps.domain.sync();
-    const principal = await deps.domain.security.authenticate(request.headers.authorization);
-    if (!principal) {
-      throw unauthorized(
-        request.headers.authorization
-          ? 'Authentication failed: the user name or password is wrong.'
-          : 'Authentication required: send HTTP basic credentials (Authorization: Basic ...).',
-      );
-    }
-    request.principal = principal;
+    const auth = await deps.domain.security.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]);
+    if (!auth.principal) throw unauthorized(auth.problem);
+    const principal = (request.principal = auth.principal);
     if (WRITE_METHODS.has(request.method)) {
       const csrf = request.headers['x-requested-by'];
       if (typeof csrf !== 'string' || csrf.trim() === '') {

@@ -16,6 +16,8 @@ import type { OperationDef, PropDef } from '../catalog/model.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { authorize } from '../security/authorize.js';
 import type { BeanNode } from '../tree/resolve.js';
+import type { AuditNote } from '../security/audit.js';
+import { auditRefusal, audited, clientGone } from './audit-request.js';
 import { MAX_ARGUMENTS_BYTES, MAX_QUERY_BYTES, bodyObject } from './body.js';
 import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import { originOf } from './origin.js';
@@ -71,7 +73,14 @@ export class ManagementHandler {
     }
     if (!TREE_NAMES.includes(tree as TreeName)) throw notFound(tree);
     const session = sessionOf(request);
-    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session };
+    const admin = request.principal.roles.has('Admin');
+    // Edit locks whose time ran out are released before anyone sees them.
+    await this.deps.domain.configService.expireLapsed();
+    const audit =
+      tree === 'domainRuntime' && admin && readsAudit(segments, request.body)
+        ? await this.deps.domain.security.audit.view({ before: beforeParam(request.query), id: segments[1] !== undefined ? Number(segments[1]) : undefined })
+        : undefined;
+    const scope = { ...(path.partition !== undefined ? { partition: path.partition } : {}), session, restricted: !admin, ...(audit ? { audit } : {}) };
     const root = this.deps.trees.root(tree as TreeName, scope);
     const target = this.deps.resolver.resolve(root, segments, version);
     return this.dispatch(request, reply, target, ctx, session);
@@ -105,7 +114,7 @@ export class ManagementHandler {
           return none;
         }
         if (method !== 'POST' && method !== 'DELETE') throw methodNotAllowed(method, ['GET', 'POST', 'DELETE']);
-        authorize(principal, { kind: 'write', type: target.node.type });
+        auditRefusal(request, method === 'POST' ? 'update' : 'delete', target.node.path.join('/'), () => authorize(principal, { kind: 'write', type: target.node.type }));
         return none;
       }
       case 'collection':
@@ -122,14 +131,19 @@ export class ManagementHandler {
         }
         if (target.kind === 'collection' && prop.creators.length === 0 && !isDeployments(owner, prop)) throw methodNotAllowed(method, ['GET']);
         if (method !== 'POST') throw methodNotAllowed(method, ['GET', 'POST']);
-        authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) });
+        auditRefusal(request, 'create', [...owner.path, prop.name].join('/'), () => authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) }));
         return { upload: isDeployments(owner, prop) };
       }
       case 'createForm':
         throw methodNotAllowed(method, ['GET']);
       case 'action':
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
-        authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
+        {
+          const check = () => authorize(principal, { kind: 'invoke', type: target.node.type, op: target.op });
+          // Pure queries are not audited; refused changes are.
+          if (target.op.impact === 'info') check();
+          else auditRefusal(request, target.op.name, target.node.path.join('/'), check);
+        }
         return { upload: false, limit: MAX_ARGUMENTS_BYTES };
       case 'search':
         // Readers may search: the read right was checked on arrival.
@@ -148,8 +162,10 @@ export class ManagementHandler {
         if (!editable) {
           const handler = method === 'DELETE' ? this.runtimeCollection(target.node) : undefined;
           if (!handler) throw methodNotAllowed(method, ['GET']);
-          await handler.remove(target.node, request.principal);
-          return sendJson(reply, 200, {});
+          return this.audited(request, 'delete', target.node.path, async () => {
+            await handler.remove(target.node, request.principal);
+            return sendJson(reply, 200, {});
+          });
         }
         if (method === 'POST') return this.update(request, reply, target.node, session);
         if (method === 'DELETE') return this.remove(request, reply, target.node, ctx, session);
@@ -161,8 +177,10 @@ export class ManagementHandler {
         if (!editable) {
           const handler = this.deps.actions.collectionHandler(target.owner.type, target.prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
-          const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
-          return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
+          return this.audited(request, 'create', target.path, async () => {
+            const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
+            return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
+          });
         }
         if (target.prop.creators.length === 0 && !isDeployments(target.owner, target.prop)) throw methodNotAllowed(method, ['GET']);
         if (method === 'POST') return this.create(request, reply, target.owner, target.prop, ctx, session);
@@ -192,36 +210,52 @@ export class ManagementHandler {
     return owner.kind === 'bean' ? this.deps.actions.collectionHandler(owner.node.type, node.via.name) : undefined;
   }
 
+  /** Runs a write and records it in the audit trail (`path`: the bean or collection it acts on). */
+  private audited(request: FastifyRequest, action: string, path: readonly string[], run: (note: AuditNote) => Promise<FastifyReply>): Promise<FastifyReply> {
+    return audited(request, action, path.join('/'), run);
+  }
+
   private async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, prop: PropDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
-    authorize(request.principal, { kind: 'write', type });
-    if (isDeployments(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
-    const identity = await this.deps.domain.configService.create(request.principal.user, session, owner, prop, bodyObject(request.body));
-    return sendJson(reply, 201, {}, { location: ctx.urls.href([...owner.root.base, ...identity]) });
+    return this.audited(request, 'create', [...owner.path, prop.name], async () => {
+      const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
+      authorize(request.principal, { kind: 'write', type });
+      if (isDeployments(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
+      const identity = await this.deps.domain.configService.create(request.principal.user, session, owner, prop, bodyObject(request.body));
+      return sendJson(reply, 201, {}, { location: ctx.urls.href([...owner.root.base, ...identity]) });
+    });
   }
 
   private async update(request: FastifyRequest, reply: FastifyReply, node: BeanNode, session: string): Promise<FastifyReply> {
-    authorize(request.principal, { kind: 'write', type: node.type });
-    await this.deps.domain.configService.update(request.principal.user, session, node, bodyObject(request.body));
-    return sendJson(reply, 200, {});
+    return this.audited(request, 'update', node.path, async () => {
+      authorize(request.principal, { kind: 'write', type: node.type });
+      await this.deps.domain.configService.update(request.principal.user, session, node, bodyObject(request.body));
+      return sendJson(reply, 200, {});
+    });
   }
 
   private async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    authorize(request.principal, { kind: 'write', type: node.type });
-    if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
-    if (node.identity.length === 2 && node.identity[0] === 'appDeployments') return this.deps.deploys.remove(request, reply, node, ctx, session);
-    await this.deps.domain.configService.delete(request.principal.user, session, node, node.via);
-    return sendJson(reply, 200, {});
+    return this.audited(request, 'delete', node.path, async () => {
+      authorize(request.principal, { kind: 'write', type: node.type });
+      if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
+      if (node.identity.length === 2 && node.identity[0] === 'appDeployments') return this.deps.deploys.remove(request, reply, node, ctx, session);
+      await this.deps.domain.configService.delete(request.principal.user, session, node, node.via);
+      return sendJson(reply, 200, {});
+    });
   }
 
   private async invoke(request: FastifyRequest, reply: FastifyReply, node: BeanNode, op: OperationDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    authorize(request.principal, { kind: 'invoke', type: node.type, op });
-    const prefer = typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
-    const result = await this.deps.actions.invoke({ node, op, principal: request.principal, session, ctx, prefer }, bodyObject(request.body, 'action arguments'));
-    // What the action changed (states, tasks) is stored before it is acknowledged.
-    await this.deps.domain.flush();
-    if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
-    return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
+    const run = async (audit: AuditNote) => {
+      authorize(request.principal, { kind: 'invoke', type: node.type, op });
+      const prefer = typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
+      const call = { node, op, principal: request.principal, session, ctx, prefer, audit, signal: clientGone(reply) };
+      const result = await this.deps.actions.invoke(call, bodyObject(request.body, 'action arguments'));
+      // What the action changed (states, tasks) is stored before it is acknowledged.
+      await this.deps.domain.flush();
+      if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
+      return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
+    };
+    // Queries change nothing: only actions are recorded.
+    return op.impact === 'info' ? run({}) : this.audited(request, op.name, node.path, run);
   }
 
   private partitionExists(name: string): boolean {
@@ -279,6 +313,23 @@ export class ManagementHandler {
       user: request.principal.user,
     });
   }
+}
+
+/** Whether a domain runtime request shows audit records (their newest page is read first). */
+function readsAudit(segments: readonly string[], body: unknown): boolean {
+  if (segments[0] === 'auditRecords') return true;
+  if (segments[0] !== 'search' || segments.length !== 1 || body === null || typeof body !== 'object') return false;
+  const children = (body as { children?: unknown }).children;
+  return children !== null && typeof children === 'object' && Object.hasOwn(children, 'auditRecords');
+}
+
+/** `?before=<id>`: the audit records older than that one. */
+function beforeParam(query: unknown): number | undefined {
+  const raw = (query as Record<string, unknown> | undefined)?.before;
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`The query parameter 'before' must be the id of an audit record (a positive integer), not ${JSON.stringify(raw).slice(0, 60)}.`, 'before');
+  return n;
 }
 
 function sessionOf(request: FastifyRequest): string {

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Link } from '../render/links.js';
 import { type Shape, parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import { authorize } from '../security/authorize.js';
+import { auditRefusal, audited } from '../http/audit-request.js';
 import { bodyObject } from '../http/body.js';
 import { methodNotAllowed, notFound } from '../http/errors.js';
 import { originOf } from '../http/origin.js';
@@ -84,7 +85,6 @@ export class LifecycleRoutes {
     const method = request.method as 'GET' | 'POST' | 'DELETE';
     const handler = route.methods[method];
     if (!handler) throw methodNotAllowed(request.method, Object.keys(route.methods));
-    if (method !== 'GET') authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
     const href = (...segments: string[]) => [root, ...segments.map(encodeURIComponent)].join('/');
     const ctx: Ctx = {
       request,
@@ -95,8 +95,13 @@ export class LifecycleRoutes {
       body: () => bodyObject(request.body),
       user: request.principal.user,
     };
-    const result = await handler(ctx);
-    return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
+    const send = async () => {
+      if (method !== 'GET') authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
+      const result = await handler(ctx);
+      return sendJson(reply, result.status, result.body, result.location ? { location: result.location } : {});
+    };
+    // Every write of the Lifecycle Manager is audited.
+    return method === 'GET' ? send() : audited(request, method, `lifecycle/${path.rest.join('/')}`, send);
   }
 
   /** Judges a request before its body is read: the route and method must exist, and changes need the Admin role. */
@@ -106,7 +111,9 @@ export class LifecycleRoutes {
     if (!isLifecycleVersion(path.version)) throw notFound(path.version);
     const { route } = this.match(path.rest);
     if (!route.methods[request.method as 'GET' | 'POST' | 'DELETE']) throw methodNotAllowed(request.method, Object.keys(route.methods));
-    authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' });
+    auditRefusal(request, request.method, `lifecycle/${path.rest.join('/')}`, () =>
+      authorize(request.principal, { kind: 'role', roles: [], what: 'change the Lifecycle Manager configuration' }),
+    );
     return { upload: false };
   }
 

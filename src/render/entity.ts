@@ -89,7 +89,7 @@ export class Renderer {
     push(links, ctx, 'canonical', self);
     const source = node.root.source;
     for (const p of node.type.children) {
-      if (!visibleIn(p, ctx.version) || (p.onlyIn && p.onlyIn !== node.root.name)) continue;
+      if (!visibleIn(p, ctx.version) || (p.onlyIn && p.onlyIn !== node.root.name) || (p.adminOnly && node.root.restricted)) continue;
       const present = !p.optional || source.bean(childKey(node.key, p.name)) !== undefined;
       if (present) push(links, ctx, p.name, `${self}/${encodeURIComponent(p.name)}`);
       if (node.root.editable && p.createForm && (p.shape === 'collection' || !present)) {

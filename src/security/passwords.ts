@@ -6,7 +6,11 @@ const R = 8;
 const P = 1;
 const KEY_LEN = 32;
 
+/** Key derivations computed by this process (hashes made and passwords checked). */
+export const hashing = { computations: 0 };
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  hashing.computations++;
   return new Promise((resolve, reject) => {
     scrypt(password, salt, KEY_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key)));
   });
@@ -25,6 +29,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hash, 'base64');
   const key = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
   return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/**
+ * A hash with the current parameters that no password matches (random salt and key): checking a
+ * password against it costs what checking a real user's does.
+ */
+export function unmatchableHash(): string {
+  return `scrypt$${N}$${R}$${P}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LEN).toString('base64')}`;
 }
 
 /** A readable random password for a new domain's first administrator. */

@@ -1,14 +1,24 @@
 // Users, groups, roles and authentication. Stateless per request: a credential is checked against
-// the stored hash once, then remembered (bounded) until a user or group changes.
+// the stored hash once, then remembered (bounded) until a user or group changes. Failed logins are
+// counted (lockouts), audited, and cost the same whether the user exists or not.
 import { createHash } from 'node:crypto';
 import type { Role } from '../catalog/overlay-format.js';
 import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '../store/store.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { AuditLog } from './audit.js';
+import { type BasicCredentials, decodeBasic, isBasic } from './basic.js';
+import { ADDRESS_FACTOR, type FailureOutcome, Lockouts } from './lockout.js';
+import { hashPassword, unmatchableHash, verifyPassword } from './passwords.js';
 
 export interface Principal {
   user: string;
   roles: ReadonlySet<Role>;
 }
+
+/** The result of authenticating a request: who it is, or why it is refused (the 401's detail). */
+export type Authentication = { principal: Principal; problem?: undefined } | { principal?: undefined; problem: string };
+
+/** The one answer for a wrong password, an unknown user and a lockout alike. */
+const FAILED = 'Authentication failed: the user name or password is wrong.';
 
 /** The groups that grant each role, as in the product's default security realm. */
 export const ROLE_GROUPS: Record<Role, string> = {
@@ -27,6 +37,27 @@ const DEFAULT_GROUPS: StoredGroup[] = [
 ];
 
 const CACHE_LIMIT = 1024;
+/** Password checks run at once for one client address. */
+const ADDRESS_CHECKS = 4;
+
+/** Runs tasks with at most `limit` at once per key, in arrival order. */
+class KeyedLimiter {
+  private readonly slots = new Map<string, { running: number; queue: (() => void)[] }>();
+
+  async run<T>(key: string, limit: number, fn: () => Promise<T>): Promise<T> {
+    let slot = this.slots.get(key);
+    if (!slot) this.slots.set(key, (slot = { running: 0, queue: [] }));
+    if (slot.running >= limit) await new Promise<void>((resolve) => slot!.queue.push(resolve));
+    else slot.running++;
+    try {
+      return await fn();
+    } finally {
+      const next = slot.queue.shift();
+      if (next) next();
+      else if (--slot.running === 0) this.slots.delete(key);
+    }
+  }
+}
 
 export class SecurityService {
   private users = new Map<string, StoredUser>();
@@ -35,13 +66,26 @@ export class SecurityService {
   private verified = new Map<string, Principal>();
   /** Checks under way, so concurrent requests with one credential share a single hash computation. */
   private pending = new Map<string, Promise<Principal | undefined>>();
+  private readonly userChecks = new KeyedLimiter();
+  private readonly addressChecks = new KeyedLimiter();
   private generation = 0;
+  /** Checked for user names nobody has, so that they cost what a real user's check costs. */
+  private readonly unknownUserHash = unmatchableHash();
+  /** Called after a user is removed (the edit locks it held are released). */
+  onUserRemoved: (name: string) => Promise<void> = async () => {};
+  /** Called when a failure could not be recorded (the login is refused all the same). */
+  onError: (err: unknown) => void = () => {};
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    readonly lockouts: Lockouts = new Lockouts(store, Date.now),
+    readonly audit: AuditLog = new AuditLog(store, Date.now),
+  ) {}
 
   async load(): Promise<void> {
     this.users = new Map((await this.store.users()).map((u) => [u.name, u]));
     this.groups = new Map((await this.store.groups()).map((g) => [g.name, g]));
+    await this.lockouts.load();
     this.changed();
   }
 
@@ -52,39 +96,107 @@ export class SecurityService {
     await this.addMember(ROLE_GROUPS.Admin, adminUser);
   }
 
-  /** Authenticates an `Authorization` header value; undefined when it is missing or wrong. */
-  async authenticate(header: string | undefined): Promise<Principal | undefined> {
-    if (!header || !header.toLowerCase().startsWith('basic ')) return undefined;
-    const cacheKey = createHash('sha256').update(header).digest('base64');
-    const known = this.verified.get(cacheKey);
-    if (known) return known;
-    const generation = this.generation;
-    // Requests join a check only if it began under the same users and groups.
-    const pendingKey = `${generation}:${cacheKey}`;
-    let check = this.pending.get(pendingKey);
-    if (!check) {
-      check = this.check(header.slice(6).trim()).finally(() => this.pending.delete(pendingKey));
-      this.pending.set(pendingKey, check);
-    }
-    const principal = await check;
-    // A change that happened while hashing makes the result stale: check again under the new state.
-    if (generation !== this.generation) return this.authenticate(header);
-    if (principal) {
-      if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(cacheKey, principal);
-    }
-    return principal;
+  /**
+   * Authenticates an `Authorization` header value from a client address. Refused when the header
+   * is missing or malformed, the password is wrong, or the user name or address is locked out:
+   * the last three answer alike, and cost alike whether the user exists or not.
+   */
+  async authenticate(header: string | undefined, address = '', where = ''): Promise<Authentication> {
+    if (!header) return { problem: 'Authentication required: send HTTP basic credentials (Authorization: Basic ...).' };
+    if (!isBasic(header)) return { problem: 'Authentication failed: only HTTP basic credentials are accepted (Authorization: Basic ...).' };
+    const credentials = decodeBasic(header);
+    if ('problem' in credentials) return { problem: `Authentication failed: ${credentials.problem}.` };
+    const principal = await this.check(credentials, address, where);
+    return principal ? { principal } : { problem: FAILED };
   }
 
-  private async check(encoded: string): Promise<Principal | undefined> {
-    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
-    const name = decoded.slice(0, colon);
-    const user = this.users.get(name);
-    if (!user) return undefined;
-    if (!(await verifyPassword(decoded.slice(colon + 1), user.hash))) return undefined;
-    return { user: name, roles: this.rolesOf(name) };
+  private async check(credentials: BasicCredentials, address: string, where: string): Promise<Principal | undefined> {
+    const { user } = credentials;
+    // A lockout refuses even the right password, without checking it.
+    if (this.refusedByLockout(user, address)) return undefined;
+    // Keyed by the decoded credentials: however the header is spelt, one credential is one entry.
+    const cacheKey = createHash('sha256').update(`${user}:${credentials.password}`).digest('base64');
+    const known = this.verified.get(cacheKey);
+    if (known) return known;
+    for (;;) {
+      const generation = this.generation;
+      // Requests join a check only if it began under the same users and groups.
+      const pendingKey = `${generation}:${cacheKey}`;
+      let check = this.pending.get(pendingKey);
+      if (!check) {
+        // One check at a time per user name (and a few per address), each looking at the lockouts
+        // first: a burst of guesses sent at once gets no more tries than guesses sent in turn.
+        check = this.userChecks
+          .run(user, 1, () => this.addressChecks.run(address, ADDRESS_CHECKS, () => this.verifyLogin(credentials, address, where)))
+          .finally(() => this.pending.delete(pendingKey));
+        this.pending.set(pendingKey, check);
+      }
+      const principal = await check;
+      // A change that happened while hashing makes the result stale: check again under the new state.
+      if (generation !== this.generation) continue;
+      if (principal) {
+        if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+        this.verified.set(cacheKey, principal);
+      }
+      return principal;
+    }
+  }
+
+  private refusedByLockout(user: string, address: string): boolean {
+    if (!this.lockouts.isLocked('address', address) && !this.lockouts.isLocked('user', user)) return false;
+    this.lockouts.refusedWhileLocked();
+    return true;
+  }
+
+  /** One password check: a known user's hash, or one nobody matches for an unknown name (same cost). */
+  private async verifyLogin({ user, password }: BasicCredentials, address: string, where: string): Promise<Principal | undefined> {
+    if (this.refusedByLockout(user, address)) return undefined;
+    const stored = this.users.get(user);
+    const ok = await verifyPassword(password, stored?.hash ?? this.unknownUserHash);
+    if (ok && stored) {
+      // The store has the last word: a lockout made just now through another server still holds.
+      const locked = await this.lockouts.success(user, address).catch((err) => (this.onError(err), false));
+      if (locked) {
+        this.lockouts.refusedWhileLocked();
+        return undefined;
+      }
+      return { user, roles: this.rolesOf(user) };
+    }
+    await this.loginFailed(user, address, where);
+    return undefined;
+  }
+
+  /** Counts, audits and logs a failed login (the same steps for known and unknown user names). */
+  private async loginFailed(user: string, address: string, where: string): Promise<void> {
+    let outcome: FailureOutcome | undefined;
+    try {
+      outcome = await this.lockouts.failure(user, address);
+    } catch (err) {
+      this.onError(err);
+    }
+    await this.audit.record({ user, address, action: 'login', bean: where, outcome: 'failure', detail: 'The user name or password is wrong.' });
+    const policy = this.lockouts.policy();
+    const minutes = (ms: number) => `${Math.round(ms / 60_000)} minute${Math.round(ms / 60_000) === 1 ? '' : 's'}`;
+    if (outcome?.userLocked) {
+      await this.audit.record({
+        user,
+        address,
+        action: 'lockout',
+        bean: where,
+        outcome: 'locked out',
+        detail: `${outcome.count} failed logins within ${minutes(policy.resetMs)}: logins as '${user}' are refused for ${minutes(policy.durationMs)}.`,
+      });
+    }
+    if (outcome?.addressLocked) {
+      await this.audit.record({
+        user,
+        address,
+        action: 'lockout',
+        bean: where,
+        outcome: 'address locked out',
+        detail: `${policy.threshold * ADDRESS_FACTOR} failed logins from ${address} within ${minutes(policy.resetMs)}: logins from it are refused for ${minutes(policy.durationMs)}.`,
+      });
+    }
   }
 
   rolesOf(user: string): Set<Role> {
@@ -172,6 +284,39 @@ export class SecurityService {
     this.users.delete(name);
     for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
     this.changed();
+    await this.onUserRemoved(name);
+  }
+
+  /**
+   * The users who would hold the Admin role (directly or through nested groups) once a user or a
+   * group is removed, or a member is taken out of a group.
+   */
+  adminsAfter(change: { user?: string; group?: string; member?: [group: string, member: string] }): string[] {
+    const members = new Map<string, string[]>();
+    for (const g of this.groups.values()) {
+      if (g.name === change.group) continue;
+      members.set(
+        g.name,
+        g.members.filter((m) => m !== change.user && m !== change.group && !(change.member && g.name === change.member[0] && m === change.member[1])),
+      );
+    }
+    const admins: string[] = [];
+    for (const user of this.users.keys()) {
+      if (user === change.user) continue;
+      // Walk up from the user through the groups that contain it.
+      const seen = new Set<string>();
+      const queue = [user];
+      while (queue.length > 0) {
+        const m = queue.pop()!;
+        for (const [g, list] of members) {
+          if (!list.includes(m) || seen.has(g)) continue;
+          seen.add(g);
+          queue.push(g);
+        }
+      }
+      if (seen.has(ROLE_GROUPS.Admin)) admins.push(user);
+    }
+    return admins;
   }
 
   /** Adds a group; false when the name is taken. */

@@ -34,4 +34,15 @@ export const MIGRATIONS: Migration[] = [
     // Servers sharing a store say they are alive, so one starting alone can finish what others left.
     sql: () => ['CREATE TABLE instances (id TEXT PRIMARY KEY, seen BIGINT NOT NULL)'],
   },
+  {
+    version: 3,
+    sql: (d) => [
+      // The audit trail: rows are only ever added.
+      `CREATE TABLE audit (id ${autoId(d)}, at BIGINT NOT NULL, username TEXT, address TEXT NOT NULL, action TEXT NOT NULL,
+         bean TEXT NOT NULL, outcome TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '')`,
+      // Failed logins per user name ('user') and per client address ('address'), and their lockouts.
+      `CREATE TABLE login_failures (kind TEXT NOT NULL, key TEXT NOT NULL, failures BIGINT NOT NULL, last_at BIGINT NOT NULL,
+         locked_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (kind, key))`,
+    ],
+  },
 ];

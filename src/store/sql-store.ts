@@ -6,9 +6,13 @@ import type { SqlClient, SqlDriver } from './sql.js';
 import {
   type ActivationRecord,
   type ActivationWrite,
+  type AuditRecord,
   type BeanChanges,
   COMPONENTS,
   type Component,
+  type FailureCount,
+  type LoginFailureKind,
+  type LoginFailures,
   type Store,
   StoreConflict,
   type StoredBean,
@@ -25,6 +29,17 @@ interface BeanRow {
   ord: number | string;
   type: string;
   data: string;
+}
+
+interface AuditRow {
+  id: number | string;
+  at: number | string;
+  username: string | null;
+  address: string;
+  action: string;
+  bean: string;
+  outcome: string;
+  detail: string;
 }
 
 const NOTIFY_CHANNEL = 'appserver_changes';
@@ -336,6 +351,114 @@ export class SqlStore implements Store {
     await this.write(['tasks'], async (tx) => {
       for (const key of keys) await tx.run('DELETE FROM tasks WHERE key = ? OR (key >= ? AND key < ?)', [key, `${key}/`, `${key}0`]);
     });
+  }
+
+  // ---- the audit trail ----
+
+  async appendAudit(records: Omit<AuditRecord, 'id'>[]): Promise<number[]> {
+    const insert = 'INSERT INTO audit (at, username, address, action, bean, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?)';
+    const sql = this.db.dialect === 'postgres' ? `${insert} RETURNING id` : insert;
+    return this.db.transaction(async (tx) => {
+      const ids: number[] = [];
+      for (const r of records) ids.push((await tx.run(sql, [r.time, r.user, r.address, r.action, r.bean, r.outcome, r.detail])).lastId ?? 0);
+      return ids;
+    });
+  }
+
+  private auditRows(rows: AuditRow[]): AuditRecord[] {
+    return rows.map((r) => ({ id: Number(r.id), time: Number(r.at), user: r.username, address: r.address, action: r.action, bean: r.bean, outcome: r.outcome, detail: r.detail }));
+  }
+
+  async auditRecords(limit: number, before?: number): Promise<AuditRecord[]> {
+    const columns = 'SELECT id, at, username, address, action, bean, outcome, detail FROM audit';
+    const rows =
+      before === undefined
+        ? await this.db.all<AuditRow>(`${columns} ORDER BY id DESC LIMIT ?`, [limit])
+        : await this.db.all<AuditRow>(`${columns} WHERE id < ? ORDER BY id DESC LIMIT ?`, [before, limit]);
+    return this.auditRows(rows);
+  }
+
+  async auditRecord(id: number): Promise<AuditRecord | undefined> {
+    return this.auditRows(await this.db.all<AuditRow>('SELECT id, at, username, address, action, bean, outcome, detail FROM audit WHERE id = ?', [id]))[0];
+  }
+
+  // ---- failed logins and lockouts ----
+
+  async countLoginFailure(entries: FailureCount[], now: number, resetMs: number, lockMs: number): Promise<LoginFailures[]> {
+    const since = now - resetMs;
+    const until = now + lockMs;
+    // The count starts again when the last failure is too old or the lockout ran out. Written as
+    // one statement so that servers sharing the store never lose each other's failures.
+    const fresh = '(login_failures.last_at < ? OR (login_failures.locked_until > 0 AND login_failures.locked_until <= ?))';
+    const next = `CASE WHEN ${fresh} THEN 1 ELSE login_failures.failures + 1 END`;
+    const sql = `INSERT INTO login_failures (kind, key, failures, last_at, locked_until) VALUES (?, ?, 1, ?, ?)
+      ON CONFLICT (kind, key) DO UPDATE SET
+        failures = ${next},
+        locked_until = CASE WHEN login_failures.locked_until > ? THEN login_failures.locked_until WHEN ${next} >= ? THEN ? ELSE 0 END,
+        last_at = ?
+      RETURNING failures, last_at, locked_until`;
+    return this.db.transaction(async (tx) => {
+      const out: LoginFailures[] = [];
+      let locked = false;
+      for (const e of entries) {
+        const rows = await tx.all<{ failures: number | string; last_at: number | string; locked_until: number | string }>(sql, [
+          e.kind, e.key, now, e.threshold <= 1 ? until : 0,
+          since, now,
+          now, since, now, e.threshold, until,
+          now,
+        ]);
+        const row = rows[0]!;
+        const state = { count: Number(row.failures), last: Number(row.last_at), lockedUntil: Number(row.locked_until) };
+        if (state.lockedUntil === until) locked = true;
+        out.push(state);
+      }
+      // Other servers reload the lockouts only when one begins.
+      if (locked) await this.bump(tx, 'lockouts');
+      return out;
+    });
+  }
+
+  async loginFailures(kind: LoginFailureKind, key: string): Promise<LoginFailures | undefined> {
+    const row = (await this.db.all<{ failures: number | string; last_at: number | string; locked_until: number | string }>(
+      'SELECT failures, last_at, locked_until FROM login_failures WHERE kind = ? AND key = ?',
+      [kind, key],
+    ))[0];
+    return row ? { count: Number(row.failures), last: Number(row.last_at), lockedUntil: Number(row.locked_until) } : undefined;
+  }
+
+  async loginSucceeded(user: string, address: string, now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.all<{ kind: LoginFailureKind; key: string; locked_until: number | string }>(
+        "SELECT kind, key, locked_until FROM login_failures WHERE ((kind = 'user' AND key = ?) OR (kind = 'address' AND key = ?)) AND locked_until > ?",
+        [user, address, now],
+      );
+      if (rows.length === 0) await tx.run("DELETE FROM login_failures WHERE kind = 'user' AND key = ?", [user]);
+      return rows.map((r) => ({ kind: r.kind, key: r.key, until: Number(r.locked_until) }));
+    });
+  }
+
+  async clearLoginFailures(kind: LoginFailureKind, key: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const row = (await tx.all<{ locked_until: number | string }>('SELECT locked_until FROM login_failures WHERE kind = ? AND key = ?', [kind, key]))[0];
+      if (!row) return false;
+      await tx.run('DELETE FROM login_failures WHERE kind = ? AND key = ?', [kind, key]);
+      if (Number(row.locked_until) > 0) await this.bump(tx, 'lockouts');
+      return true;
+    });
+  }
+
+  async lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]> {
+    const rows = await this.db.all<{ kind: LoginFailureKind; key: string; locked_until: number | string }>('SELECT kind, key, locked_until FROM login_failures WHERE locked_until > ?', [now]);
+    return rows.map((r) => ({ kind: r.kind, key: r.key, until: Number(r.locked_until) }));
+  }
+
+  async countFailingUsers(since: number, now: number): Promise<number> {
+    const rows = await this.db.all<{ n: number | string }>("SELECT COUNT(*) AS n FROM login_failures WHERE kind = 'user' AND (last_at >= ? OR locked_until > ?)", [since, now]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async purgeLoginFailures(since: number, now: number): Promise<void> {
+    await this.db.run('DELETE FROM login_failures WHERE last_at < ? AND locked_until <= ?', [since, now]);
   }
 
   // ---- instances ----

@@ -68,9 +68,43 @@ export interface StoredTask {
   values: Record<string, unknown>;
 }
 
+/** One entry of the audit trail: who did what, from where, on which bean, and how it ended. */
+export interface AuditRecord {
+  id: number;
+  /** Epoch milliseconds. */
+  time: number;
+  /** The authenticated user, or the user name tried for a failed login. */
+  user: string | null;
+  /** The client's address (the TCP peer). */
+  address: string;
+  action: string;
+  bean: string;
+  outcome: string;
+  detail: string;
+}
+
+/** Failed logins of one user name or one client address, and its lockout. */
+export interface LoginFailures {
+  count: number;
+  /** Epoch ms of the last failure. */
+  last: number;
+  /** Epoch ms until which logins are refused; 0 when never locked. */
+  lockedUntil: number;
+}
+
+export type LoginFailureKind = 'user' | 'address';
+
+/** One failed login to count against a user name or an address. */
+export interface FailureCount {
+  kind: LoginFailureKind;
+  key: string;
+  /** Failures within `resetMs` that lock it out. */
+  threshold: number;
+}
+
 /** Parts of the domain whose versions tell servers sharing a store what to reload. */
-export type Component = 'config' | 'sessions' | 'runtime' | 'tasks' | 'lifecycle' | 'security';
-export const COMPONENTS: Component[] = ['config', 'sessions', 'runtime', 'tasks', 'lifecycle', 'security'];
+export type Component = 'config' | 'sessions' | 'runtime' | 'tasks' | 'lifecycle' | 'security' | 'lockouts';
+export const COMPONENTS: Component[] = ['config', 'sessions', 'runtime', 'tasks', 'lifecycle', 'security', 'lockouts'];
 
 /** A compare-and-set lost: another server changed the record first. */
 export class StoreConflict extends Error {}
@@ -142,6 +176,33 @@ export interface Store {
   getDocument<T>(key: string): Promise<{ value: T; rev: number } | undefined>;
   /** Writes a document if it is still at `expectedRev` (0: absent); returns the new revision. */
   putDocument(key: string, value: unknown, expectedRev: number): Promise<number>;
+
+  /** Appends entries to the audit trail in one transaction (entries are never changed or removed); returns their ids. */
+  appendAudit(records: Omit<AuditRecord, 'id'>[]): Promise<number[]>;
+  /** Audit entries, newest first: the latest `limit`, or those before the id `before`. */
+  auditRecords(limit: number, before?: number): Promise<AuditRecord[]>;
+  auditRecord(id: number): Promise<AuditRecord | undefined>;
+
+  /**
+   * Counts one failed login against each entry in one transaction: a count whose last failure is
+   * older than `resetMs`, or whose lockout ran out, starts again. Reaching the threshold locks it
+   * out until `now + lockMs`. Returns the new state of each entry.
+   */
+  countLoginFailure(entries: FailureCount[], now: number, resetMs: number, lockMs: number): Promise<LoginFailures[]>;
+  loginFailures(kind: LoginFailureKind, key: string): Promise<LoginFailures | undefined>;
+  /**
+   * A successful login: forgets the user name's failures, unless it or the address is locked out at
+   * `now`; returns the lockouts in force (none when the login may go ahead).
+   */
+  loginSucceeded(user: string, address: string, now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]>;
+  /** Forgets the failures (and lockout) of a user name or address; true when there were any. */
+  clearLoginFailures(kind: LoginFailureKind, key: string): Promise<boolean>;
+  /** Every lockout still in force at `now`. */
+  lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]>;
+  /** Number of user names with failures since `since` (or a lockout in force). */
+  countFailingUsers(since: number, now: number): Promise<number>;
+  /** Removes the records that no longer count: failures older than `since` and no lockout in force. */
+  purgeLoginFailures(since: number, now: number): Promise<void>;
 
   /** Records that a server instance is alive now. */
   heartbeat(instance: string, now: number): Promise<void>;

@@ -3,7 +3,7 @@
 import type { Catalog } from '../catalog/load.js';
 import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
-import { notFound } from '../http/errors.js';
+import { forbidden, notFound } from '../http/errors.js';
 import { type BeanRecord, type TreeSource, childKey, itemKey } from './records.js';
 
 export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
@@ -29,6 +29,8 @@ export interface TreeRoot {
   live?: LiveValues;
   /** The edit tree: create forms are offered. */
   editable: boolean;
+  /** The requester is not an administrator: children only administrators may read are hidden. */
+  restricted?: boolean;
 }
 
 export interface BeanNode {
@@ -79,6 +81,7 @@ export class Resolver {
     if (!prop || (prop.shape !== 'singleton' && prop.shape !== 'collection')) return undefined;
     if (!visibleIn(prop, version)) return undefined;
     if (prop.onlyIn && prop.onlyIn !== node.root.name) return undefined;
+    if (prop.adminOnly && node.root.restricted) return undefined;
     return prop;
   }
 
@@ -128,6 +131,9 @@ export class Resolver {
       const seg = segments[i]!;
       const last = i === segments.length - 1;
       const mount = node.key === '' ? node.root.mounts?.get(seg) : undefined;
+      if (node.root.restricted && node.type.prop.get(seg)?.adminOnly) {
+        throw forbidden(`'${seg}' may be read by administrators only.`);
+      }
       const prop = this.child(node, seg, version);
       if (mount && prop) {
         if (last) return { kind: 'collection', owner: node, prop, path: [...node.path, seg], mount };

@@ -1,6 +1,7 @@
 // The five bean trees of a request, seen from its partition scope.
 import type { Catalog } from '../catalog/load.js';
-import { ACTIVATION, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { BeanRecord, TreeSource } from './records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
@@ -20,6 +21,10 @@ export interface Scope {
   partition?: string;
   /** Edit session of the request (the `appserver.edit.session` header); `default` otherwise. */
   session?: string;
+  /** The requester is not an administrator (admin-only children are hidden). */
+  restricted?: boolean;
+  /** Audit records read for this request (an administrator's request that shows them). */
+  audit?: AuditView;
 }
 
 export class Trees {
@@ -37,6 +42,11 @@ export class Trees {
   }
 
   root(name: TreeName, scope: Scope): TreeRoot {
+    const root = this.unrestricted(name, scope);
+    return scope.restricted ? { ...root, restricted: true } : root;
+  }
+
+  private unrestricted(name: TreeName, scope: Scope): TreeRoot {
     const filter = scopeFilter(scope);
     switch (name) {
       case 'edit': {
@@ -73,7 +83,10 @@ export class Trees {
     const runtime = this.domain.runtime;
     const servers: Mount = {
       names: () => runtime.runningServers(),
-      root: (server) => this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter),
+      root: (server) => {
+        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter);
+        return root && scope.restricted ? { ...root, restricted: true } : root;
+      },
     };
     const partition = scope.partition;
     const config = this.domain.configService;
@@ -86,7 +99,7 @@ export class Trees {
     };
     return {
       name: 'domainRuntime',
-      source: this.domainSource,
+      source: scope.audit ? new WithAudit(this.domainSource, scope.audit) : this.domainSource,
       type: this.catalog.type('appserver.management.runtime.DomainRuntimeMBean'),
       base: ['domainRuntime'],
       mounts: new Map([['serverRuntimes', servers]]),
@@ -100,7 +113,10 @@ export class Trees {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
     const admin = server === this.domain.topology().adminServerName;
-    const states = this.domain.runtime.live(server);
+    const runtime = this.domain.runtime.live(server);
+    // The realm's lockouts are the domain's: every server's user lockout manager shows them.
+    const lockouts = this.domain.security.lockouts;
+    const states: LiveValues = (node) => (node.type.short === 'UserLockoutManagerRuntime' ? { ...lockouts.current() } : runtime(node));
     const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
@@ -135,6 +151,32 @@ class WithActivations implements TreeSource {
   itemNames(collectionKey: string): readonly string[] {
     if (collectionKey !== ACTIVATIONS) return this.inner.itemNames(collectionKey);
     return this.config.records.map((r) => String(r.id));
+  }
+}
+
+const AUDIT = 'auditRecords';
+
+/** The domain runtime tree plus the audit records read for the request. */
+class WithAudit implements TreeSource {
+  constructor(
+    private readonly inner: TreeSource,
+    private readonly audit: AuditView,
+  ) {}
+
+  bean(key: string): BeanRecord | undefined {
+    if (!key.startsWith(`${AUDIT}/`)) return this.inner.bean(key);
+    const name = key.slice(AUDIT.length + 1);
+    if (!/^[1-9][0-9]{0,15}$/.test(name)) return undefined;
+    const id = Number(name);
+    const r = this.audit.page.find((x) => x.id === id) ?? (this.audit.extra?.id === id ? this.audit.extra : undefined);
+    if (!r) return undefined;
+    const { id: _id, ...values } = r;
+    return { type: AUDIT_RECORD, values: { ...values, name } };
+  }
+
+  itemNames(collectionKey: string): readonly string[] {
+    if (collectionKey !== AUDIT) return this.inner.itemNames(collectionKey);
+    return this.audit.page.map((r) => String(r.id));
   }
 }
 

@@ -689,6 +689,10 @@ async function fire(req: RawRequest & { target?: Target }): Promise<RawReply> {
 before(async () => {
   srv = await startTestServer();
   admin = new Api(srv.server.port, adminAuth);
+  // The fuzz guesses passwords on purpose: the realm must not lock the administrator (or this
+  // address) out mid-run. Lockouts have their own tests (test/security/item-10-lockout.test.ts).
+  const lockout = await admin.post('edit/securityConfiguration/realms/myrealm/userLockoutManager', { lockoutEnabled: false, lockoutThreshold: 1_000_000 });
+  assert.equal(lockout.status, 200, lockout.text);
   // The demo domain's real beans, through the catalog.
   const edit = await crawl(admin, 'edit', 400);
   const dr = await crawl(admin, 'domainRuntime', 200);

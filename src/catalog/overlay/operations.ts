@@ -441,7 +441,14 @@ export const operations: Record<string, OverlayOperation[]> = {
     action('refreshCache', [ov(VOID)]),
     query('hasSecurityValidationWarnings', [ov(BOOL)]),
   ],
-  [RT + 'UserLockoutManagerRuntimeMBean']: [action('clearLockout', [ov(VOID, str('userName'), str('identityDomain'))])],
+  // The queries of the product's interface (api), Admin only: they tell about user names.
+  // identityDomain is accepted and ignored (one identity domain).
+  [RT + 'UserLockoutManagerRuntimeMBean']: [
+    action('clearLockout', [ov(VOID, str('userName')), ov(VOID, str('userName'), str('identityDomain'))]),
+    adminQuery('isLockedOut', [ov(BOOL, str('userName')), ov(BOOL, str('userName'), str('identityDomain'))]),
+    adminQuery('getLoginFailureCount', [ov(LONG, str('userName')), ov(LONG, str('userName'), str('identityDomain'))]),
+    adminQuery('getLastLoginFailure', [ov(LONG, str('userName')), ov(LONG, str('userName'), str('identityDomain'))]),
+  ],
   [RT + 'SingleSignOnServicesRuntimeMBean']: [
     action('publish', [ov(VOID, str('fileName'), bool('prohibitOverwrite'))]),
   ],

@@ -1,10 +1,11 @@
 // What the REST layer adds on top of the bean types: resources that are not beans
 // (the change manager), federated children, and the job fields of task beans.
 import type { CatalogProperty, CatalogType } from '../format.js';
-import type { TypeOverlay } from '../overlay-format.js';
+import type { OverlayOperation, TypeOverlay } from '../overlay-format.js';
 
 export const CHANGE_MANAGER = 'appserver.management.rest.ChangeManager';
 export const ACTIVATION = 'appserver.management.rest.Activation';
+export const AUDIT_RECORD = 'appserver.management.rest.AuditRecord';
 const TASK = 'appserver.management.runtime.TaskRuntimeMBean';
 
 // Fields every asynchronous job carries so that clients can poll it.
@@ -45,11 +46,51 @@ export const restOnlyTypes: Record<string, CatalogType> = {
       { n: 'changes', t: 'java.lang.Object', a: 1 },
     ],
   },
+  // One entry of the audit trail (domainRuntime/auditRecords), newest first; administrators only.
+  [AUDIT_RECORD]: {
+    s: 'AuditRecord',
+    kind: 'rest',
+    p: [
+      { n: 'name', t: 'java.lang.String', k: 1 },
+      { n: 'time', t: 'java.util.Date' },
+      { n: 'user', t: 'java.lang.String' },
+      { n: 'address', t: 'java.lang.String' },
+      { n: 'action', t: 'java.lang.String' },
+      { n: 'bean', t: 'java.lang.String' },
+      { n: 'outcome', t: 'java.lang.String' },
+      { n: 'detail', t: 'java.lang.String' },
+    ],
+  },
 };
 
-const changeManagerOps: TypeOverlay['operations'] = ['startEdit', 'activate', 'cancelEdit', 'safeResolve', 'forceResolve'].map(
-  (name) => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
-);
+const INT = 'int';
+const changeManagerOps: OverlayOperation[] = [
+  // startEdit(waitTime, timeOut): milliseconds to wait for a lock another user holds, and after
+  // which the lock lapses (-1: never), as in the product's configuration manager.
+  {
+    name: 'startEdit',
+    overloads: [
+      { params: [], returns: 'void' },
+      { params: [{ name: 'waitTime', type: INT }, { name: 'timeOut', type: INT }], returns: 'void' },
+    ],
+    roles: ['Deployer'],
+    impact: 'action',
+  },
+  ...['activate', 'cancelEdit', 'safeResolve', 'forceResolve'].map(
+    (name): OverlayOperation => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
+  ),
+  // Administrators only (REST-only): take over the lock another user holds, with its changes, or
+  // release it and drop its changes.
+  {
+    name: 'takeOverEdit',
+    overloads: [
+      { params: [], returns: 'void' },
+      { params: [{ name: 'timeOut', type: INT }], returns: 'void' },
+    ],
+    impact: 'action',
+  },
+  { name: 'forceCancelEdit', overloads: [{ params: [], returns: 'void' }], impact: 'action' },
+];
 
 export const restOnlyPatches: Record<string, TypeOverlay> = {
   [CHANGE_MANAGER]: { operations: changeManagerOps },
@@ -57,8 +98,11 @@ export const restOnlyPatches: Record<string, TypeOverlay> = {
     properties: [{ n: 'changeManager', t: CHANGE_MANAGER, rel: 'c', only: 'edit' }],
   },
   'appserver.management.runtime.DomainRuntimeMBean': {
-    // The running servers' own runtime trees, federated under the domain runtime.
-    properties: [{ n: 'serverRuntimes', t: 'appserver.management.runtime.ServerRuntimeMBean', rel: 'c', a: 1 }],
+    // The running servers' own runtime trees, federated under the domain runtime; the audit trail.
+    properties: [
+      { n: 'serverRuntimes', t: 'appserver.management.runtime.ServerRuntimeMBean', rel: 'c', a: 1 },
+      { n: 'auditRecords', t: AUDIT_RECORD, rel: 'c', a: 1, admin: 1 },
+    ],
   },
   [TASK]: { properties: jobFields },
   'appserver.management.runtime.DeploymentProgressObjectMBean': { properties: jobFields },
