@@ -1,5 +1,6 @@
 // Two servers in this process sharing one PostgreSQL store, each on its own manual clock (moved
 // together), for tests of what servers sharing a store must agree on. PostgreSQL only.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,20 +28,29 @@ export async function startSharedPair(): Promise<SharedPair> {
   if (!store) throw new Error('a shared store needs APPSERVER_TEST_PG');
   const schedulers: [ManualScheduler, ManualScheduler] = [new ManualScheduler(), new ManualScheduler()];
   const servers: RunningServer[] = [];
-  for (const [i, dir] of dirs.entries()) {
-    servers.push(
-      await startServer({
-        host: '127.0.0.1',
-        port: 0,
-        dataDir: dir,
-        store,
-        logLevel: 'silent',
-        quiet: true,
-        adminUser: ADMIN.user,
-        adminPassword: ADMIN.password,
-        scheduler: schedulers[i]!,
-      }),
-    );
+  // Servers sharing a store share its secret key.
+  const secretKey = randomBytes(32).toString('base64');
+  try {
+    for (const [i, dir] of dirs.entries()) {
+      servers.push(
+        await startServer({
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: dir,
+          store,
+          logLevel: 'silent',
+          quiet: true,
+          adminUser: ADMIN.user,
+          adminPassword: ADMIN.password,
+          scheduler: schedulers[i]!,
+          secretKey,
+        }),
+      );
+    }
+  } catch (err) {
+    // A pair that does not start leaves nothing running (an open server would keep the test alive).
+    for (const s of servers) await s.close();
+    throw err;
   }
   const latest = (s: RunningServer) => `http://127.0.0.1:${s.port}/management/appserver/latest`;
   return {
