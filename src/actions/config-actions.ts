@@ -1,11 +1,11 @@
 // Actions of the configuration trees: the change manager, edit sessions, and the lookups of the
 // domain and partition beans.
+import { badRequest, forbidden, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
 import { stringValue } from '../config/coerce.js';
 import type { ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
-import { ApiError, badRequest, invalid } from '../http/errors.js';
 import type { BeanNode, Resolver } from '../tree/resolve.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';
 
@@ -130,7 +130,7 @@ export function registerConfigActions(actions: ActionRegistry, catalog: Catalog,
   const manager = 'appserver.management.runtime.EditSessionConfigurationManagerMBean';
   const mayEdit = (principal: { roles: ReadonlySet<string>; user: string }) => {
     if (!principal.roles.has('Admin') && !principal.roles.has('Deployer')) {
-      throw new ApiError(403, [{ detail: `User '${principal.user}' may not create or destroy edit sessions: this needs the Admin or Deployer role.` }]);
+      throw forbidden(`User '${principal.user}' may not create or destroy edit sessions: this needs the Admin or Deployer role.`);
     }
   };
   actions.registerCollection(manager, 'editSessionConfigurations', {

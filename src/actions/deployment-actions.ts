@@ -1,7 +1,7 @@
 // Deployment actions: the deployment manager, one application's deployment runtime, progress
 // objects, and the application state queries of appRuntimeStateRuntime.
+import { badRequest } from '../core/problems.js';
 import type { ConfigService } from '../config/config-service.js';
-import { badRequest } from '../http/errors.js';
 import type { Deployments } from '../runtime/deployments.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
 import type { TaskEngine } from '../runtime/tasks.js';

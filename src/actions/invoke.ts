@@ -1,10 +1,11 @@
 // Action invocation: the overload is chosen by the argument names of the body, each argument is
 // converted to its declared type, and the handler registered for the operation does the work.
+import { badRequest, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { OperationDef, TypeDef } from '../catalog/model.js';
 import type { OverlayOverload, OverlayParam } from '../catalog/overlay-format.js';
-import { type Coerced, decimalValue, identityOf, integerValue, propertiesValue, stringValue } from '../config/coerce.js';
-import { ApiError, badRequest, invalid } from '../http/errors.js';
+import { type Coerced, decimalValue, integerValue, propertiesValue, stringValue } from '../config/coerce.js';
+import { parseReference } from '../core/identity.js';
 import type { RenderContext } from '../render/entity.js';
 import type { AuditNote } from '../security/audit.js';
 import type { Principal } from '../security/service.js';
@@ -123,7 +124,7 @@ export class ActionRegistry {
   async invoke(call: Omit<ActionCall, 'overload' | 'args'>, body: Record<string, unknown>): Promise<ActionResult & { overload: OverlayOverload }> {
     const handler = this.handlerFor(call.node.type, call.op);
     if (!handler) {
-      throw new ApiError(400, [{ detail: `The action '${call.op.name}' of ${call.node.type.short} is known but not supported by this server.` }]);
+      throw badRequest(`The action '${call.op.name}' of ${call.node.type.short} is known but not supported by this server.`);
     }
     const { overload, args } = this.bind(call.op, body);
     return { ...(await handler({ ...call, overload, args })), overload };
@@ -167,7 +168,7 @@ function convert(p: OverlayParam, value: unknown): { value: unknown } | { proble
     case '{key: string}':
       return checked(propertiesValue(value));
     default: {
-      const id = identityOf(value);
+      const id = parseReference(value);
       return id ? { value: id } : { problem: 'must be a reference (an identity array such as ["servers", "ms1"])' };
     }
   }

@@ -1,8 +1,8 @@
 // Pool actions: JDBC data source runtimes (state transitions, tests, maintenance) and the connector
 // service with its resource adapters and connection pools.
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/problems.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
-import type { Scheduler } from '../runtime/scheduler.js';
+import type { Scheduler } from '../core/clock.js';
 import { type TaskEngine, serverTaskPrefix } from '../runtime/tasks.js';
 import type { TaskReplies } from './task-reply.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';

@@ -1,16 +1,16 @@
 // Actions of the runtime trees: server, partition and resource-group lifecycles (tasks honouring
 // `Prefer`), state queries, and the server-side helpers of the server runtime.
+import { badRequest } from '../core/problems.js';
 import vm from 'node:vm';
 import v8 from 'node:v8';
 import type { Catalog } from '../catalog/load.js';
-import { badRequest } from '../http/errors.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
 import { type Lifecycles, PARTITION_OPERATIONS, RESOURCE_GROUP_OPERATIONS, SERVER_OPERATIONS } from '../runtime/lifecycle.js';
-import type { Scheduler } from '../runtime/scheduler.js';
+import type { Scheduler } from '../core/clock.js';
 import { partitionWire } from '../runtime/state.js';
 import type { TaskEngine } from '../runtime/tasks.js';
 import type { TreeRoot } from '../tree/resolve.js';
-import { itemKey } from '../tree/records.js';
+import { itemKey } from '../core/identity.js';
 import type { ActionCall, ActionRegistry } from './invoke.js';
 import type { TaskReplies } from './task-reply.js';
 

@@ -1,6 +1,6 @@
 // User and group management through the default authentication provider, and role checks:
 // the way administrators manage the realm over HTTP. Changes take effect on the next request.
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/problems.js';
 import type { Role } from '../catalog/overlay-format.js';
 import { ROLE_GROUPS, type SecurityService } from '../security/service.js';
 import { nameProblem } from '../config/validate.js';

@@ -1,7 +1,7 @@
 // Answers of operations that return a task: wait as the `Prefer` header asks (bounded), then 200
 // when the task is done or 202 with the task's `Location` while it runs. The body is the task
 // entity with a single `job` link, as the real product answers.
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../core/problems.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import type { Task } from '../runtime/tasks.js';
 import type { Resolver, TreeRoot } from '../tree/resolve.js';

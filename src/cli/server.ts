@@ -4,7 +4,7 @@ import { loadCatalog } from '../catalog/load.js';
 import { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
-import type { Scheduler } from '../runtime/scheduler.js';
+import type { Scheduler } from '../core/clock.js';
 import { buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
 import type { UploadLimits } from '../http/deploy-requests.js';

@@ -1,6 +1,7 @@
 // Turns a JSON value sent by a client into the stored value of a property, or says exactly why it
 // cannot: wrong JSON type, out of range, not a legal value, malformed reference, or a string that
 // holds a NUL or a lone surrogate or is longer than 64 KiB. Action arguments follow the same rules.
+import { parseReference } from '../core/identity.js';
 import type { PropDef } from '../catalog/model.js';
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -98,12 +99,6 @@ export function propertiesValue(value: unknown): Coerced {
   return ok(out);
 }
 
-/** A reference as an identity array: accepts `["servers","ms1"]` and `{identity: [...]}`. */
-export function identityOf(value: unknown): string[] | undefined {
-  const ids = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { identity?: unknown }).identity : value;
-  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((s) => typeof s === 'string')) return undefined;
-  return ids as string[];
-}
 
 function scalar(p: PropDef, value: unknown): Coerced {
   switch (p.valueKind) {
@@ -137,13 +132,13 @@ export function coerce(p: PropDef, value: unknown): Coerced {
       if (!Array.isArray(value)) return bad(`must be a list of references such as [{"identity": ["servers", "ms1"]}], not ${describe(value)}`);
       const out: string[][] = [];
       for (const item of value) {
-        const id = identityOf(item);
+        const id = parseReference(item);
         if (!id) return bad(`holds ${describe(item)}, which is not a reference (an identity array such as ["servers", "ms1"])`);
         out.push(id);
       }
       return ok(out);
     }
-    const id = identityOf(value);
+    const id = parseReference(value);
     return id ? ok(id) : bad(`must be a reference (an identity array such as ["clusters", "cluster1"]), not ${describe(value)}`);
   }
   let result: Coerced;

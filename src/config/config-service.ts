@@ -1,13 +1,14 @@
 // Configuration editing: edit sessions and their locks, writes through the catalog's rules, and
 // activation that applies a session's changes in one store transaction, then in memory.
+import { Problem, badRequest, forbidden, invalid, notFound, unavailable } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
-import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
-import { type BeanRecord, type BeanTree, childKey, isWithin, itemKey, keyOfIdentity, upKey } from '../tree/records.js';
+import { type BeanRecord, type BeanTree } from '../tree/records.js';
+import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, upKey } from '../core/identity.js';
 import type { BeanNode } from '../tree/resolve.js';
-import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
-import { Mutex } from './mutex.js';
+import { RealScheduler, type Scheduler } from '../core/clock.js';
+import { Mutex } from '../core/mutex.js';
 import { ReferenceIndex } from './references.js';
 import type { Secrets } from './secrets.js';
 import { type Change, DEFAULT_SESSION, EditSession, type SessionInfo } from './session.js';
@@ -95,7 +96,7 @@ export class ConfigService {
   private listeners: ActivationListener[] = [];
   private sessionListeners: (() => void)[] = [];
   /** startEdits waiting for a lock to be released: who waits, and how to wake or end the wait. */
-  private readonly waiters = new Set<{ user: string; wake: () => void; end: (err: ApiError) => void }>();
+  private readonly waiters = new Set<{ user: string; wake: () => void; end: (err: Problem) => void }>();
   /** Told of every lock the server releases by itself (lapsed, or its holder removed). */
   onLockEvent: (event: LockEvent) => void | Promise<void> = () => {};
   /** The latest activation records, newest first. */
@@ -143,7 +144,7 @@ export class ConfigService {
     const session = new EditSession(info, this.config);
     session.singletonAt = (key) => {
       const owner = this.typeAt(session, upKey(key));
-      const p = owner?.prop.get(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)));
+      const p = owner?.prop.get(lastSegment(key));
       return p !== undefined && p.shape === 'singleton' && !p.optional;
     };
     return session;
@@ -167,7 +168,7 @@ export class ConfigService {
         } catch (err) {
           if (!(err instanceof StoreConflict)) throw err;
           if (attempt >= MAX_ATTEMPTS) {
-            throw new ApiError(503, [{ detail: `The configuration is being changed through other servers too fast to keep up (${attempt} attempts); retry.` }], { 'retry-after': '1' });
+            throw unavailable(`The configuration is being changed through other servers too fast to keep up (${attempt} attempts); retry.`, 1);
           }
           await this.reloadLocked();
         }
@@ -197,7 +198,7 @@ export class ConfigService {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
       if (key !== '') this.config.remove(key);
     }
-    for (const row of rows.sort((a, b) => depth(a.key) - depth(b.key) || a.ord - b.ord)) {
+    for (const row of rows.sort((a, b) => depthOfKey(a.key) - depthOfKey(b.key) || a.ord - b.ord)) {
       const bean = { type: row.type, values: row.values };
       this.config.putRaw(row.key, bean, row.collection, row.name, row.ord);
       this.refs.add(row.key, bean);
@@ -265,7 +266,7 @@ export class ConfigService {
       const s = this.session(name);
       if (name === DEFAULT_SESSION) throw badRequest('The default edit session cannot be destroyed.');
       const mine = s.info.creator === user || s.info.owner === user;
-      if (!isAdmin && !mine) throw new ApiError(403, [{ detail: `Only the creator of the edit session '${name}' or an administrator may destroy it.` }]);
+      if (!isAdmin && !mine) throw forbidden(`Only the creator of the edit session '${name}' or an administrator may destroy it.`);
       if (!isAdmin && s.hasChanges) throw badRequest(`The edit session '${name}' has unactivated changes; activate or cancel them first (an administrator may destroy it anyway).`);
       await this.store.deleteSession(name);
       this.sessions.delete(name);
@@ -329,14 +330,14 @@ export class ConfigService {
 
   private waitForRelease(user: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
-      const finish = (err?: ApiError) => {
+      const finish = (err?: Problem) => {
         timer.cancel();
         this.waiters.delete(waiter);
         signal?.removeEventListener('abort', abort);
         if (err) reject(err);
         else resolve();
       };
-      const waiter = { user, wake: () => finish(), end: (err: ApiError) => finish(err) };
+      const waiter = { user, wake: () => finish(), end: (err: Problem) => finish(err) };
       const abort = () => finish(badRequest('The client went away while startEdit waited for the edit lock.'));
       const timer = this.scheduler.after(Math.max(0, ms), waiter.wake);
       this.waiters.add(waiter);
@@ -685,7 +686,7 @@ export class ConfigService {
     const record = s.bean(key);
     if (record) return this.catalog.types.get(record.type);
     const owner = this.typeAt(s, upKey(key));
-    const p = owner?.prop.get(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)));
+    const p = owner?.prop.get(lastSegment(key));
     return p && p.shape === 'singleton' && !p.optional ? this.catalog.types.get(p.javaType) : undefined;
   }
 
@@ -710,7 +711,7 @@ export class ConfigService {
       if (change.op === 'update' && !this.config.bean(key) && !this.typeAt(s, key)) s.changes.delete(key);
     }
     this.validateReferences(s);
-    const ordered = [...s.changes].sort(([a], [b]) => depth(a) - depth(b));
+    const ordered = [...s.changes].sort(([a], [b]) => depthOfKey(a) - depthOfKey(b));
     const write: BeanChanges = { put: [], remove: [] };
     const summaries: ChangeSummary[] = [];
     let restartRequired = false;
@@ -885,23 +886,14 @@ function stored(s: EditSession): StoredSession {
   return { name: s.info.name, info: s.info, changes: [...s.changes] };
 }
 
-function depth(key: string): number {
-  return key === '' ? 0 : key.split('/').length;
-}
 
-function identityOfKey(key: string): string[] {
-  return key === '' ? [] : key.split('/').map((s) => decodeURIComponent(s));
-}
 
-function describeKey(key: string): string {
-  return JSON.stringify(identityOfKey(key));
-}
 
-function lockedBy(s: EditSession): ApiError {
+function lockedBy(s: EditSession): Problem {
   return badRequest(`The edit session '${s.info.name}' is locked by user '${s.info.owner}'; only that user can change the configuration through it until it is activated or cancelled (or use another edit session).`);
 }
 
-function notEditor(what: string): ApiError {
+function notEditor(what: string): Problem {
   return invalid([
     { detail: `Not edit lock owner: start an edit (changeManager/startEdit) before you ${what}.` },
     { detail: 'Failed to resolve the changes in this edit session with the global configuration.' },

@@ -2,7 +2,7 @@
 // references to it without scanning the domain.
 import type { Catalog } from '../catalog/load.js';
 import type { BeanRecord } from '../tree/records.js';
-import { keyOfIdentity } from '../tree/records.js';
+import { keyOfIdentity } from '../core/identity.js';
 
 export interface Referrer {
   key: string;

@@ -1,7 +1,8 @@
 // An edit session: its lock and its unactivated changes, kept as an overlay over the activated
 // configuration (per property for updates, so that activations made meanwhile by others stay
 // visible and can be merged). The session's view of the tree is that overlay applied on the fly.
-import { type BeanRecord, type BeanTree, type TreeSource, ROOT_KEY, isWithin, upKey } from '../tree/records.js';
+import { type BeanRecord, type BeanTree, type TreeSource } from '../tree/records.js';
+import { ROOT_KEY, isWithin, upKey } from '../core/identity.js';
 
 export type Change =
   /** A bean made in this session (replacing any activated bean of that key and its subtree). */

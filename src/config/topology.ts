@@ -1,6 +1,7 @@
 // Questions the runtime asks of the configuration: which servers exist, which servers a target
 // stands for, what a partition, resource group or application is targeted to.
-import { type BeanRecord, type TreeSource, childKey, itemKey, keyOfIdentity } from '../tree/records.js';
+import { type BeanRecord, type TreeSource } from '../tree/records.js';
+import { childKey, itemKey, keyOfIdentity } from '../core/identity.js';
 
 export type Identity = readonly string[];
 

@@ -1,10 +1,10 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
+import { type ProblemDetail, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
 import { toWire, zeroOf } from '../render/values.js';
-import { type ProblemDetail, invalid } from '../http/errors.js';
 import type { BeanRecord } from '../tree/records.js';
-import { keyOfIdentity } from '../tree/records.js';
+import { keyOfIdentity } from '../core/identity.js';
 import { coerce } from './coerce.js';
 import type { Secrets } from './secrets.js';
 

@@ -10,7 +10,7 @@ import { LifecycleService } from '../lifecycle/service.js';
 import { Deployments } from '../runtime/deployments.js';
 import { RuntimeEngine } from '../runtime/engine.js';
 import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
-import { RealScheduler, type Scheduler } from '../runtime/scheduler.js';
+import { RealScheduler, type Scheduler } from '../core/clock.js';
 import { TaskEngine } from '../runtime/tasks.js';
 import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, settleTarget, stateToEntries } from '../runtime/state.js';
 import { AuditLog } from '../security/audit.js';
@@ -19,7 +19,8 @@ import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
 import { COMPONENTS, type Component, type Store, type StoredBean, type StoredTask } from '../store/store.js';
 import type { Task } from '../runtime/tasks.js';
-import { BeanTree, childKey, keyOfIdentity } from '../tree/records.js';
+import { BeanTree } from '../tree/records.js';
+import { childKey, keyOfIdentity } from '../core/identity.js';
 import { demoDomain } from './demo.js';
 import { type DomainSize, generateDomain } from './generate.js';
 

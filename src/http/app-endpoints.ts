@@ -2,9 +2,9 @@
 // would on a real server: `GET /<app>/` describes the application, and `GET /<app>/work?pool=<jndi>`
 // does a unit of work holding a connection of a resource adapter's pool until it finishes (after
 // `hold` seconds, at most 300) or the client goes away. That is how a pool gets connections in use.
+import { badRequest, notFound, unavailable } from '../core/problems.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Domain } from '../domain/domain.js';
-import { ApiError, badRequest, notFound } from './errors.js';
 import { sendJson } from './send.js';
 
 const MAX_HOLD_SECONDS = 300;
@@ -33,7 +33,7 @@ export class AppEndpoints {
     if (!this.domain.runtime.pools.has(server, pool)) throw badRequest(`There is no connection pool '${pool}' on ${server}.`, 'pool');
     const hold = Math.min(MAX_HOLD_SECONDS, Math.max(0, Number(query.hold ?? 0) || 0));
     const id = this.domain.runtime.pools.reserve(server, pool);
-    if (id === undefined) throw new ApiError(503, [{ detail: `The connection pool '${pool}' has no connection left (all in use).` }]);
+    if (id === undefined) throw unavailable(`The connection pool '${pool}' has no connection left (all in use).`, 1);
     const started = Date.now();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, hold * 1000);

@@ -1,5 +1,6 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
+import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
@@ -10,7 +11,7 @@ import type { RequestStats } from '../runtime/live.js';
 import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
 import { Resolver } from '../tree/resolve.js';
-import { Trees } from '../tree/trees.js';
+import { Trees } from '../api/trees.js';
 import { registerConfigActions } from '../actions/config-actions.js';
 import { ActionRegistry } from '../actions/invoke.js';
 import { registerDeploymentActions } from '../actions/deployment-actions.js';
@@ -24,12 +25,12 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
 import { clientAddress, registerAudit } from './audit-request.js';
-import { ApiError, badRequest, notFound, unauthorized } from './errors.js';
-import { LifecycleRoutes } from '../lifecycle/routes.js';
+import { LifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
 import { parseTrustedProxies } from './origin.js';
 import { parseRequestPath } from './request-path.js';
-import { sendJson, serialize } from './send.js';
+import { errorBody, statusOf } from './errors.js';
+import { sendJson, sendProblem, serialize } from './send.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -106,7 +107,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
       const detail =
         status === 431 ? 'The request line or headers are larger than the server accepts (16 KiB).' : status === 408 ? 'The request took too long to arrive.' : `The request is not valid HTTP: ${err.message}.`;
-      const body = serialize(new ApiError(status, [{ detail }]).body());
+      const body = serialize(errorBody(status, [{ detail }]));
       if (socket.writable) {
         socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       } else {
@@ -115,12 +116,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     },
     // Errors the router raises before any hook runs (a path that is not valid percent-encoding).
     frameworkErrors: (error, _request, reply) => {
-      sendJson(reply, 400, badRequest(`The request path is not valid: ${error.message}.`).body());
+      sendProblem(reply, badRequest(`The request path is not valid: ${error.message}.`));
     },
   });
   // An overloaded server says so at once (503, Retry-After) instead of queueing without bound.
   const overloaded = (what: string) =>
-    new ApiError(503, [{ detail: `The server is overloaded (${what}); retry in a few seconds.` }], { 'retry-after': '2' });
+    unavailable(`The server is overloaded (${what}); retry in a few seconds.`, 2);
   const maxInFlight = opts.maxInFlight ?? 1000;
 
   // Requests in progress: counted first thing, and counted off exactly once when the response
@@ -200,8 +201,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   await app.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
     pressureHandler: (_req, reply, type, value) => {
-      const e = overloaded(`${type} ${Math.round(Number(value))}`);
-      void sendJson(reply, 503, e.body(), e.headers);
+      void sendProblem(reply, overloaded(`${type} ${Math.round(Number(value))}`));
     },
   });
   app.addHook('onRequest', async (request, reply) => {
@@ -212,15 +212,15 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const application = apps.application(request.url);
     if (application) {
       if (declaresBody(request.headers)) {
-        throw new ApiError(413, [{ detail: `The application '${application}' takes no request body; send the request without one.` }]);
+        throw tooLarge(`The application '${application}' takes no request body; send the request without one.`);
       }
       return;
     }
-    if (!acceptsJson(request.headers.accept)) throw new ApiError(406, [{ detail: `Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.` }]);
+    if (!acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     await deps.domain.sync();
     const auth = await deps.domain.security.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]);
-    if (!auth.principal) throw unauthorized(auth.problem);
+    if (!auth.principal) throw unauthenticated(auth.problem);
     const principal = (request.principal = auth.principal);
     if (WRITE_METHODS.has(request.method)) {
       const csrf = request.headers['x-requested-by'];
@@ -237,14 +237,14 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const path = parseRequestPath(request.raw.url ?? '/');
     const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
-      throw new ApiError(415, [{ detail: 'Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.' }]);
+      throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
     }
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
     if (limit === undefined) return payload;
-    const tooLarge = () => new ApiError(413, [{ detail: `The request body is larger than ${path.rest.at(-1) === 'search' ? 'a search query' : "an action's arguments"} may be (${limit / 1024} KiB).` }]);
+    const overLimit = () => tooLarge(`The request body is larger than ${path.rest.at(-1) === 'search' ? 'a search query' : "an action's arguments"} may be (${limit / 1024} KiB).`);
     if (request.headers['content-length'] !== undefined) {
-      if (Number(request.headers['content-length']) > limit) throw tooLarge();
+      if (Number(request.headers['content-length']) > limit) throw overLimit();
       return payload;
     }
     // Chunked: counted as it arrives.
@@ -253,7 +253,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       new Transform({
         transform(chunk: Buffer, _enc, done) {
           received += chunk.length;
-          done(received > limit ? tooLarge() : null, chunk);
+          done(received > limit ? overLimit() : null, chunk);
         },
       }),
     );
@@ -269,19 +269,19 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // A body refused before it was read whole is not drained either: the connection closes after the answer.
     if (declaresBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
-    if (error instanceof ApiError) {
-      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      return sendJson(reply, error.status, error.body(), error.headers);
+    if (error instanceof Problem) {
+      if (statusOf(error) >= 500) request.log.error({ err: error }, 'request failed');
+      return sendProblem(reply, error);
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) {
       request.log.error({ err: error, method: request.method, url: request.url }, 'unexpected failure');
-      return sendJson(reply, 500, new ApiError(500, [{ detail: `Internal error while handling ${request.method} ${request.url}: ${error.message}` }]).body());
+      return sendProblem(reply, internal(`Internal error while handling ${request.method} ${request.url}: ${error.message}`));
     }
-    return sendJson(reply, status, new ApiError(status, [{ detail: clientErrorText(error) }]).body());
+    return sendJson(reply, status, errorBody(status, [{ detail: clientErrorText(error) }]));
   });
 
-  app.setNotFoundHandler((request, reply) => sendJson(reply, 404, notFound(request.url).body()));
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(request.url)));
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const app = apps.application(request.url);

@@ -2,8 +2,9 @@
 // peer's address), what, on which bean, and how it ended. The record is stored before the answer
 // leaves (an onSend hook), whatever way the request ends.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, isProblem } from '../core/problems.js';
+import { statusOf } from './errors.js';
 import { type AuditEntry, type AuditLog, type AuditNote, redact, secretValues } from '../security/audit.js';
-import { ApiError } from './errors.js';
 
 interface PendingAudit {
   entry: Omit<AuditEntry, 'outcome' | 'detail'>;
@@ -54,7 +55,7 @@ export async function audited<T>(request: FastifyRequest, action: string, bean: 
   try {
     return await run(pending.note);
   } catch (err) {
-    pending.error = { status: err instanceof ApiError ? err.status : 500, message: err instanceof Error ? err.message : String(err) };
+    pending.error = { status: err instanceof Problem ? statusOf(err) : 500, message: err instanceof Error ? err.message : String(err) };
     throw err;
   }
 }
@@ -67,7 +68,7 @@ export function auditRefusal(request: FastifyRequest, action: string, bean: stri
   try {
     check();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 403) {
+    if (isProblem(err, 'forbidden')) {
       request.pendingAudit = {
         entry: { user: request.principal?.user ?? null, address: clientAddress(request), action, bean },
         note: {},

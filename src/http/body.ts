@@ -2,8 +2,8 @@
 // the relaxed dialect real scripts send (unquoted keys, single quotes, trailing commas); text bodies
 // may also be `key=value&...` pairs. A body is refused with a 400 saying where it broke, when it
 // repeats a key in one object, or when it nests deeper than configuration ever does.
+import { badRequest } from '../core/problems.js';
 import JSON5 from 'json5';
-import { badRequest } from './errors.js';
 
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;

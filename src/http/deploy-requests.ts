@@ -3,18 +3,18 @@
 // part `sourcePath` and optionally a `deploymentPlan` part), and `DELETE edit/appDeployments/{name}`.
 // Both honour `Prefer` like the lifecycle operations. Uploads are staged in a folder of their own
 // (see staging.ts) that is removed when the request ends, whatever happened.
+import { Problem, type ProblemDetail, badRequest, invalid, tooLarge } from '../core/problems.js';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { settled, waitSeconds } from '../actions/task-reply.js';
-import { identityOf } from '../config/coerce.js';
+import { parseReference } from '../core/identity.js';
 import { nameProblem } from '../config/validate.js';
 import type { Domain } from '../domain/domain.js';
 import type { RenderContext } from '../render/entity.js';
 import type { Task } from '../runtime/tasks.js';
 import type { BeanNode } from '../tree/resolve.js';
 import { MAX_BODY_BYTES, bodyObject, parseLenient } from './body.js';
-import { ApiError, type ProblemDetail, badRequest, invalid } from './errors.js';
 import { sendJson } from './send.js';
 import { type Staging, StagingArea, isInside } from './staging.js';
 
@@ -64,7 +64,7 @@ async function readUpload(request: FastifyRequest, staging: Staging, limits: Upl
     if (model === undefined) {
       if (name !== 'model') throw badRequest(`The multipart part 'model' must come first, before '${shown(name)}': ${EXPECTED}.`, 'model');
       const text = part.type === 'field' ? part.value : await readSmall(part.file, "multipart 'model' part");
-      if (part.type === 'field' && part.valueTruncated) throw new ApiError(413, [{ detail: `The multipart 'model' part is larger than the server accepts (${MAX_BODY_BYTES / MiB} MiB).` }]);
+      if (part.type === 'field' && part.valueTruncated) throw tooLarge(`The multipart 'model' part is larger than the server accepts (${MAX_BODY_BYTES / MiB} MiB).`);
       const value = typeof text === 'string' ? parseLenient(text, "multipart 'model' part", 'text') : text;
       model = bodyObject(value, "multipart 'model' part");
       checkModel(model);
@@ -77,7 +77,7 @@ async function readUpload(request: FastifyRequest, staging: Staging, limits: Upl
     if (files[name]) throw badRequest(`The multipart part '${name}' was sent twice; send ${what} once.`, name);
     if (part.type !== 'file') throw badRequest(`The multipart part '${name}' must be a file (${what}), not a text field.`, name);
     const path = await writePart(request, staging, part.file, name);
-    if (part.file.truncated) throw new ApiError(413, [{ detail: `The file of the multipart part '${name}' is larger than the server accepts (${mib(limits.fileBytes)}).` }]);
+    if (part.file.truncated) throw tooLarge(`The file of the multipart part '${name}' is larger than the server accepts (${mib(limits.fileBytes)}).`);
     files[name] = { path, name: part.filename ?? '' };
   }
   if (model === undefined) throw badRequest(`The upload has no 'model' part: ${EXPECTED}.`, 'model');
@@ -124,7 +124,7 @@ async function readSmall(stream: AsyncIterable<Buffer>, what: string): Promise<s
   let size = 0;
   for await (const chunk of stream) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, [{ detail: `The ${what} is larger than the server accepts (${MAX_BODY_BYTES / MiB} MiB).` }]);
+    if (size > MAX_BODY_BYTES) throw tooLarge(`The ${what} is larger than the server accepts (${MAX_BODY_BYTES / MiB} MiB).`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -132,15 +132,15 @@ async function readSmall(stream: AsyncIterable<Buffer>, what: string): Promise<s
 
 /** What went wrong while reading a multipart body, as the 4xx the client should see. */
 function uploadError(err: unknown, limits: UploadLimits): unknown {
-  if (err instanceof ApiError) return err;
+  if (err instanceof Problem) return err;
   const e = err as Error & { code?: string; statusCode?: number; part?: { fieldname?: string } };
   switch (e.code) {
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new ApiError(413, [{ detail: `The file of the multipart part '${shown(e.part?.fieldname ?? '')}' is larger than the server accepts (${mib(limits.fileBytes)}).` }]);
+      return tooLarge(`The file of the multipart part '${shown(e.part?.fieldname ?? '')}' is larger than the server accepts (${mib(limits.fileBytes)}).`);
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new ApiError(413, [{ detail: `The upload has more parts than the server accepts: ${EXPECTED}.` }]);
+      return tooLarge(`The upload has more parts than the server accepts: ${EXPECTED}.`);
     case 'FST_PROTO_VIOLATION':
       return badRequest(`The upload has a part whose name is not accepted: ${EXPECTED}.`);
     case 'FST_INVALID_JSON_FIELD_ERROR':
@@ -216,7 +216,7 @@ export class DeployRequests {
     const problems: ProblemDetail[] = [];
     const nameIssue = nameProblem(name);
     if (nameIssue) problems.push({ path: 'name', detail: `The name of the application ${nameIssue}.` });
-    const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(identityOf) : [undefined];
+    const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(parseReference) : [undefined];
     if (refs.some((r) => r === undefined)) problems.push({ path: 'targets', detail: 'The targets must be references such as [{"identity": ["servers", "AdminServer"]}].' });
     if (problems.length === 0 && this.domain.deployments.exists(String(name))) {
       problems.push({ path: 'name', detail: `An application named '${String(name)}' is already deployed.` });
@@ -233,7 +233,7 @@ export class DeployRequests {
       problems.push({ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." });
     }
     if (problems.length > 0) throw invalid(problems);
-    const refs = targets === undefined ? [] : (targets as unknown[]).map(identityOf);
+    const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
     const app = String(name);
     const stored = archive ? this.keep(app, archive, 'archive') : String(source);
     const plan = upload.files.deploymentPlan ? this.keep(app, upload.files.deploymentPlan, 'plan', stored) : planPath;

@@ -1,51 +1,58 @@
-// The one error factory: every failure leaves the server as the same JSON envelope.
+// The one place where problems become HTTP: a status code per kind, the headers some kinds need,
+// and the JSON envelope every error leaves in.
+import { type Problem, type ProblemDetail, type ProblemKind } from '../core/problems.js';
 
 /** Constant `type` URL the real product puts in every error body, whatever the status. */
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
 
-export interface ProblemDetail {
-  detail: string;
-  /** Name of the offending property, for field-scoped problems. */
-  path?: string;
+const STATUS: Record<ProblemKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  'method-not-allowed': 405,
+  'not-acceptable': 406,
+  timeout: 408,
+  'too-large': 413,
+  'unsupported-media-type': 415,
+  internal: 500,
+  'bad-gateway': 502,
+  unavailable: 503,
+  'gateway-timeout': 504,
+};
+
+export function statusOf(problem: Problem): number {
+  return STATUS[problem.kind];
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problems: ProblemDetail[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(problems.map((p) => (p.path ? `${p.path}: ${p.detail}` : p.detail)).join('; '));
-  }
+/** Headers a kind of problem carries: the Basic challenge, the allowed methods, when to retry. */
+export function problemHeaders(problem: Problem): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (problem.kind === 'unauthenticated') out['www-authenticate'] = 'Basic realm="appserver"';
+  if (problem.hints.allow) out.allow = problem.hints.allow.join(', ');
+  if (problem.hints.retryAfterSeconds !== undefined) out['retry-after'] = String(problem.hints.retryAfterSeconds);
+  return out;
+}
 
-  /** The JSON body: flat for one problem without a field, `ERRORS` with a list otherwise. */
-  body(): Record<string, unknown> {
-    const only = this.problems[0];
-    if (this.problems.length === 1 && only && !only.path) {
-      return { status: this.status, type: ERROR_TYPE, title: 'FAILURE', detail: only.detail };
-    }
-    return {
-      status: this.status,
+/** The JSON body: flat for one problem without a field, `ERRORS` with a list otherwise. */
+export function errorBody(status: number, problems: readonly ProblemDetail[]): Record<string, unknown> {
+  const only = problems[0];
+  if (problems.length === 1 && only && !only.path) {
+    return { status, type: ERROR_TYPE, title: 'FAILURE', detail: only.detail };
+  }
+  return {
+    status,
+    type: ERROR_TYPE,
+    title: 'ERRORS',
+    'appserver:errorsDetails': problems.map((p) => ({
+      ...(p.path ? { 'o:errorPath': p.path } : {}),
       type: ERROR_TYPE,
-      title: 'ERRORS',
-      'appserver:errorsDetails': this.problems.map((p) => ({
-        ...(p.path ? { 'o:errorPath': p.path } : {}),
-        type: ERROR_TYPE,
-        title: 'FAILURE',
-        detail: p.detail,
-      })),
-    };
-  }
+      title: 'FAILURE',
+      detail: p.detail,
+    })),
+  };
 }
 
-export const badRequest = (detail: string, path?: string) => new ApiError(400, [{ detail, ...(path ? { path } : {}) }]);
-export const invalid = (problems: ProblemDetail[]) => new ApiError(400, problems);
-export const notFound = (segment: string) => new ApiError(404, [{ detail: `'${segment}' was not found.` }]);
-export const forbidden = (detail: string) => new ApiError(403, [{ detail }]);
-export const methodNotAllowed = (method: string, allowed: string[]) =>
-  new ApiError(405, [{ detail: `Method not allowed. ${method} is not supported here; use ${allowed.join(' or ')}.` }], {
-    allow: allowed.join(', '),
-  });
-export const unauthorized = (detail: string) =>
-  new ApiError(401, [{ detail }], { 'www-authenticate': 'Basic realm="appserver"' });
-export const conflict = (detail: string, path?: string) => badRequest(detail, path);
+export function problemBody(problem: Problem): Record<string, unknown> {
+  return errorBody(statusOf(problem), problem.details);
+}

@@ -1,5 +1,6 @@
 // Requests under /management/appserver: the version list, a version, currentUser, and the five
 // bean trees, dispatched by what the resolver finds and the HTTP method.
+import { badRequest, methodNotAllowed, notFound } from '../core/problems.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { ApiVersion } from '../catalog/model.js';
@@ -8,7 +9,7 @@ import type { RenderContext, Renderer } from '../render/entity.js';
 import { type Link, Urls } from '../render/links.js';
 import { parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import type { Resolver, Target, TreeName } from '../tree/resolve.js';
-import { TREE_NAMES, type Trees } from '../tree/trees.js';
+import { TREE_NAMES, type Trees } from '../api/trees.js';
 import type { ActionRegistry } from '../actions/invoke.js';
 import type { Searcher } from '../render/search.js';
 import type { DeployRequests } from './deploy-requests.js';
@@ -19,11 +20,10 @@ import type { BeanNode } from '../tree/resolve.js';
 import type { AuditNote } from '../security/audit.js';
 import { auditRefusal, audited, clientGone } from './audit-request.js';
 import { MAX_ARGUMENTS_BYTES, MAX_QUERY_BYTES, bodyObject } from './body.js';
-import { badRequest, methodNotAllowed, notFound } from './errors.js';
 import { originOf } from './origin.js';
 import type { RequestPath } from './request-path.js';
 import { sendJson } from './send.js';
-import { CURRENT_VERSION, LEGACY_VERSION, managementVersion } from './versions.js';
+import { CURRENT_VERSION, LEGACY_VERSION, managementVersion } from '../catalog/versions.js';
 
 export interface ManagementDependencies {
   catalog: Catalog;

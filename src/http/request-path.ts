@@ -1,6 +1,5 @@
 // Splits a request URL into its partition prefix, interface (appserver or lifecycle), version and
 // the remaining segments, decoding each segment once (so names may hold an encoded '/').
-import { badRequest, notFound } from './errors.js';
 
 export interface RequestPath {
   /** Segments before `management` (the partition-scoped form), as sent. */
@@ -41,4 +40,5 @@ export function parseRequestPath(rawUrl: string): RequestPath {
     ...(version !== undefined ? { version } : {}),
     rest: segments.slice(m + 3),
   };
-}
+}import { badRequest, notFound } from '../core/problems.js';
+

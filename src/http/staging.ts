@@ -2,12 +2,12 @@
 // name the server makes up, holding files the server names too. Nothing a client sends becomes part
 // of a path here. The bytes held by all uploads in progress are capped; a request's folder is removed
 // when the request ends, whatever happened; what a previous process left is removed at start-up.
+import { tooLarge, unavailable } from '../core/problems.js';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from './errors.js';
 
 const MiB = 1024 * 1024;
 
@@ -48,14 +48,10 @@ export class StagingArea {
   reserve(staging: Staging, bytes: number): void {
     const total = staging.held + bytes;
     if (total > this.maxBytes) {
-      throw new ApiError(413, [{ detail: `The upload is larger than the server can stage (${mib(this.maxBytes)} in all).` }]);
+      throw tooLarge(`The upload is larger than the server can stage (${mib(this.maxBytes)} in all).`);
     }
     if (this.held + bytes > this.maxBytes) {
-      throw new ApiError(
-        503,
-        [{ detail: `The upload staging area is full (${mib(this.held)} of ${mib(this.maxBytes)} held by uploads in progress); retry when they have finished.` }],
-        { 'retry-after': '5' },
-      );
+      throw unavailable(`The upload staging area is full (${mib(this.held)} of ${mib(this.maxBytes)} held by uploads in progress); retry when they have finished.`, 5);
     }
     this.held += bytes;
   }

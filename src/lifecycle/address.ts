@@ -1,7 +1,7 @@
 // Where a Lifecycle Manager runtime lives: its host name, port and protocol, checked whenever they
 // are set, and the origin this server calls, built only from checked parts.
+import { badRequest } from '../core/problems.js';
 import { isIPv4, isIPv6 } from 'node:net';
-import { badRequest } from '../http/errors.js';
 import type { RuntimeType } from './model.js';
 
 /** Longest DNS name (RFC 1035), without a trailing dot. */

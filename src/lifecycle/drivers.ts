@@ -1,13 +1,13 @@
 // How the Lifecycle Manager acts on a runtime: this domain through its own configuration (an
 // activated edit), another appserver-admin server through its REST interface, and databases and
 // traffic directors through the partitions recorded for them (PDBs, routes).
+import { badGateway, badRequest, gatewayTimeout } from '../core/problems.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { ConfigService, EditTransaction } from '../config/config-service.js';
 import type { Secrets } from '../config/secrets.js';
 import { isSealed } from '../config/secrets.js';
 import type { Topology } from '../config/topology.js';
-import { ApiError, badRequest } from '../http/errors.js';
 import { runtimeOrigin, shown } from './address.js';
 import { type Property, type Runtime, type RuntimePartition, nested, propertyValue, propertyValues } from './model.js';
 
@@ -182,7 +182,7 @@ export class RemoteDriver implements RuntimeDriver {
       timedOut = true;
       abort.abort();
     });
-    const late = () => new ApiError(504, [{ detail: `${who} did not answer ${what} within ${CALL_TIMEOUT_MS / 1000} s.` }]);
+    const late = () => gatewayTimeout(`${who} did not answer ${what} within ${CALL_TIMEOUT_MS / 1000} s.`);
     try {
       let res: Response;
       try {
@@ -201,25 +201,25 @@ export class RemoteDriver implements RuntimeDriver {
         });
       } catch (err) {
         if (timedOut) throw late();
-        throw new ApiError(502, [{ detail: `${who} could not be reached (${networkReason(err)}).` }]);
+        throw badGateway(`${who} could not be reached (${networkReason(err)}).`);
       }
       const status = `${res.status}${STATUS_CODES[res.status] ? ` ${STATUS_CODES[res.status]}` : ''}`;
       if (res.status >= 300 && res.status < 400) {
-        throw new ApiError(502, [{ detail: `${who} answered ${what} with a redirect (${status}), which is not followed: give the runtime the host name, port and protocol of the administration server itself.` }]);
+        throw badGateway(`${who} answered ${what} with a redirect (${status}), which is not followed: give the runtime the host name, port and protocol of the administration server itself.`);
       }
       if (res.status === 404) throw new Missing();
       if (res.status === 401) throw badRequest(`${who} refused the user name and password of runtime '${rt.name}' (${status}) for ${what}.`);
       if (res.status === 403) throw badRequest(`${who} does not allow user '${user}' to ${what} (${status}).`);
-      if (res.status >= 500) throw new ApiError(502, [{ detail: `${who} failed ${what} (${status}); its own log tells why.` }]);
+      if (res.status >= 500) throw badGateway(`${who} failed ${what} (${status}); its own log tells why.`);
       if (res.status >= 400) throw badRequest(`${who} refused ${what} (${status}).`);
       let text: string | undefined;
       try {
         text = await readCapped(res);
       } catch (err) {
         if (timedOut) throw late();
-        throw new ApiError(502, [{ detail: `${who} broke off its answer to ${what} (${networkReason(err)}).` }]);
+        throw badGateway(`${who} broke off its answer to ${what} (${networkReason(err)}).`);
       }
-      if (text === undefined) throw new ApiError(502, [{ detail: `${who} answered ${what} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which is not an answer of an appserver administration server.` }]);
+      if (text === undefined) throw badGateway(`${who} answered ${what} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, which is not an answer of an appserver administration server.`);
       let json: unknown = {};
       try {
         json = text ? JSON.parse(text) : {};
@@ -227,7 +227,7 @@ export class RemoteDriver implements RuntimeDriver {
         json = undefined;
       }
       if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-        throw new ApiError(502, [{ detail: `${who} answered ${what} with ${status} and a body that is not a JSON object: is it an appserver administration server?` }]);
+        throw badGateway(`${who} answered ${what} with ${status} and a body that is not a JSON object: is it an appserver administration server?`);
       }
       return json as Record<string, unknown>;
     } finally {
@@ -261,7 +261,7 @@ export class RemoteDriver implements RuntimeDriver {
   private items(rt: Runtime, path: string, body: Record<string, unknown>): Record<string, unknown>[] {
     const items = body.items ?? [];
     const ok = Array.isArray(items) && items.every((i) => i !== null && typeof i === 'object' && typeof (i as { name?: unknown }).name === 'string');
-    if (!ok) throw new ApiError(502, [{ detail: `Runtime '${rt.name}' at ${runtimeOrigin(rt)} answered GET ${path} with something that is not a collection of named items.` }]);
+    if (!ok) throw badGateway(`Runtime '${rt.name}' at ${runtimeOrigin(rt)} answered GET ${path} with something that is not a collection of named items.`);
     return items as Record<string, unknown>[];
   }
 

@@ -3,6 +3,7 @@
 // waiting on a runtime: calls to runtimes are made outside the records' lock, holding only the
 // locks of the runtimes and environments they concern, and the records are checked again when the
 // change is saved. A failing orchestration undoes the steps it had done.
+import { Problem, badRequest, conflict, invalid, notFound } from '../core/problems.js';
 import { randomUUID } from 'node:crypto';
 import { stringValue } from '../config/coerce.js';
 import type { ConfigService } from '../config/config-service.js';
@@ -10,8 +11,7 @@ import type { Secrets } from '../config/secrets.js';
 import { isSealed } from '../config/secrets.js';
 import type { Topology } from '../config/topology.js';
 import { nameProblem } from '../config/validate.js';
-import { Mutex } from '../config/mutex.js';
-import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
+import { Mutex } from '../core/mutex.js';
 import { type Store, StoreConflict } from '../store/store.js';
 import { hostNameProblem, normalHostName, PROTOCOLS, protocolProblem, shown, urlHost } from './address.js';
 import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver, type Timer } from './drivers.js';
@@ -35,7 +35,6 @@ import {
 
 const RUNTIME_TYPES: RuntimeType[] = ['wls', 'otd', 'database'];
 
-const conflict = (detail: string, path?: string) => badRequest(detail, path);
 
 /** Checks the Property model: every entry named, with a value, values, a secret or nested properties. */
 export function parseProperties(raw: unknown, where: string): Property[] {
@@ -653,7 +652,7 @@ export class LifecycleService {
       return made;
     } catch (err) {
       await this.undo(made, user);
-      throw err instanceof ApiError ? err : badRequest(`The orchestration '${plan.name}' failed and was rolled back: ${(err as Error).message}`);
+      throw err instanceof Problem ? err : badRequest(`The orchestration '${plan.name}' failed and was rolled back: ${(err as Error).message}`);
     }
   }
 

@@ -1,7 +1,7 @@
 // The one renderer: beans, collections and create forms become hypermedia JSON here.
 import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, PropDef, TypeDef } from '../catalog/model.js';
-import { childKey } from '../tree/records.js';
+import { childKey } from '../core/identity.js';
 import type { BeanNode, Mount, Resolver } from '../tree/resolve.js';
 import type { Link, Urls } from './links.js';
 import { type Shape, wantsField, wantsLinks, wantsRel } from './query.js';

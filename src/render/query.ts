@@ -1,5 +1,4 @@
 // The query parameters that shape a GET response: fields, excludeFields, links, excludeLinks.
-import { badRequest } from '../http/errors.js';
 
 export interface Shape {
   /** Only these properties (identity counts as one). */
@@ -56,4 +55,5 @@ export function wantsRel(shape: Shape, rel: string): boolean {
   if (shape.links) return shape.links.has(rel);
   if (shape.excludeLinks) return !shape.excludeLinks.has(rel);
   return true;
-}
+}import { badRequest } from '../core/problems.js';
+

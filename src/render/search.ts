@@ -1,7 +1,7 @@
 // `POST <tree root>/search`: one request that selects properties, links and children at every
 // level, the way monitoring tools read a server in a single round trip.
+import { badRequest } from '../core/problems.js';
 import type { ApiVersion } from '../catalog/model.js';
-import { badRequest } from '../http/errors.js';
 import type { BeanNode, Resolver } from '../tree/resolve.js';
 import type { RenderContext, Renderer } from './entity.js';
 import type { Shape } from './query.js';

@@ -1,11 +1,11 @@
 // Deployments: making, starting, stopping and removing applications. The configuration change goes
 // through an edit session like any other; the deployment itself is a progress object that completes
 // on the scheduler's clock and moves the application's runtime state.
+import { badRequest } from '../core/problems.js';
 import type { ConfigService } from '../config/config-service.js';
-import { badRequest } from '../http/errors.js';
-import { itemKey } from '../tree/records.js';
+import { itemKey } from '../core/identity.js';
 import type { RuntimeEngine } from './engine.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../core/clock.js';
 import type { Task, TaskEngine } from './tasks.js';
 
 /** `operationType` of a progress object (JSR-88 style command codes, as chosen here). */

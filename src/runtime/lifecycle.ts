@@ -1,10 +1,10 @@
 // Lifecycle operations of servers, partitions and resource groups: each checks that its transition
 // is legal, moves the state at once to the transitional state, and completes on the scheduler's
 // clock, returning a task that can be polled.
-import { badRequest } from '../http/errors.js';
-import { childKey, itemKey, keyOfIdentity } from '../tree/records.js';
+import { badRequest } from '../core/problems.js';
+import { childKey, itemKey, keyOfIdentity } from '../core/identity.js';
 import type { RuntimeEngine } from './engine.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../core/clock.js';
 import type { ServerState } from './state.js';
 import type { Task, TaskEngine } from './tasks.js';
 

@@ -1,4 +1,5 @@
-import { type BeanRecord, type TreeSource, upKey } from '../tree/records.js';
+import { type BeanRecord, type TreeSource } from '../tree/records.js';
+import { upKey } from '../core/identity.js';
 
 // Connection pools of resource adapters: connections are reserved by applications and released
 // again; `reset` recreates the pool only while no connection is in use. Each connection has an id,

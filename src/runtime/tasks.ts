@@ -1,8 +1,9 @@
 // Tasks: the runtime beans that lifecycle and deployment operations return. A task lives in the
 // `tasks` collection of the bean that owns it, progresses on the scheduler's clock, and can be
 // polled until it completes. Retention is bounded per owner.
-import { type BeanRecord, type TreeSource, childKey, itemKey } from '../tree/records.js';
-import type { Scheduler } from './scheduler.js';
+import { type BeanRecord, type TreeSource } from '../tree/records.js';
+import { childKey, itemKey } from '../core/identity.js';
+import type { Scheduler } from '../core/clock.js';
 
 export type TaskStatus = 'TASK IN PROGRESS' | 'TASK COMPLETED' | 'FAILED';
 

@@ -1,7 +1,7 @@
 // The one authorisation helper: who may read, write or invoke what.
+import { forbidden } from '../core/problems.js';
 import type { OperationDef, TypeDef } from '../catalog/model.js';
 import type { Role } from '../catalog/overlay-format.js';
-import { forbidden } from '../http/errors.js';
 import type { Principal } from './service.js';
 
 export type Access =

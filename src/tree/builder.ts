@@ -2,7 +2,8 @@
 // misspelt property or child fails at once instead of producing a bean nobody can read.
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
-import { type BeanTree, childKey, itemKey } from './records.js';
+import { type BeanTree } from './records.js';
+import { childKey, itemKey } from '../core/identity.js';
 
 export interface BeanRef {
   key: string;

@@ -1,6 +1,7 @@
 // Bean trees held in memory: a record per materialised bean, addressed by a key built from its
 // identity. Lookups are one map access per path segment, whatever the size of the domain, and a
 // subtree is found through a children index, never by scanning the tree.
+import { ROOT_KEY, childKey, itemKey, ownerKey, upKey } from '../core/identity.js';
 
 /** One stored bean: its concrete type and the values explicitly set on it (REST names). */
 export interface BeanRecord {
@@ -13,43 +14,6 @@ export interface TreeSource {
   bean(key: string): BeanRecord | undefined;
   /** Names of the items of a child collection, in creation order. */
   itemNames(collectionKey: string): readonly string[];
-}
-
-export const ROOT_KEY = '';
-
-export function segmentKey(segment: string): string {
-  return encodeURIComponent(segment);
-}
-
-/** Key of a child (singleton or collection) of the bean at `parentKey`. */
-export function childKey(parentKey: string, prop: string): string {
-  return parentKey === ROOT_KEY ? prop : `${parentKey}/${prop}`;
-}
-
-/** Key of the item `name` of the collection at `collectionKey`. */
-export function itemKey(collectionKey: string, name: string): string {
-  return `${collectionKey}/${segmentKey(name)}`;
-}
-
-/** Key of the bean with this identity. */
-export function keyOfIdentity(identity: readonly string[]): string {
-  return identity.map(segmentKey).join('/');
-}
-
-/** The key one segment up (the collection for an item, the owner for a singleton or collection). */
-export function upKey(key: string): string {
-  const i = key.lastIndexOf('/');
-  return i < 0 ? ROOT_KEY : key.slice(0, i);
-}
-
-/** Key of the bean owning a bean: two segments up for items, one for singletons. */
-export function ownerKey(key: string, collectionKey: string | null): string {
-  return collectionKey !== null ? upKey(collectionKey) : upKey(key);
-}
-
-/** True when `key` is `ancestor` or lies below it. */
-export function isWithin(key: string, ancestor: string): boolean {
-  return ancestor === ROOT_KEY || key === ancestor || key.startsWith(`${ancestor}/`);
 }
 
 /** A mutable in-memory tree. */

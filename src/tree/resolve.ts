@@ -1,10 +1,11 @@
 // One resolver for every bean tree: walks URL path segments over the type catalog and a tree's
 // records, one map lookup per segment, and says what the path names.
+import { forbidden, notFound } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
-import { forbidden, notFound } from '../http/errors.js';
-import { type BeanRecord, type TreeSource, childKey, itemKey } from './records.js';
+import { type BeanRecord, type TreeSource } from './records.js';
+import { childKey, itemKey } from '../core/identity.js';
 
 export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
 

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startRuntimeServer, type RuntimeServer } from '../support/runtime-server.js';
-import { Api, type RawReply, basic, envelopeProblem } from './lib.js';
+import { Api, type RawReply, basic, envelopeProblem } from '../support/fuzz-lib.js';
 
 type Role = 'Admin' | 'Deployer' | 'Operator' | 'Monitor';
 type Who = 'adm' | 'dep' | 'op' | 'mon' | 'nobody' | 'none';

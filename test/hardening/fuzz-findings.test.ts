@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { adminAuth, startTestServer, type TestServer } from '../support/server.js';
-import { Api, ERROR_TYPE, type RawReply, envelopeProblem, exitWhenStuck, referencesIn, send, walkConfig } from './lib.js';
+import { Api, ERROR_TYPE, type RawReply, envelopeProblem, exitWhenStuck, referencesIn, send, walkConfig } from '../support/fuzz-lib.js';
 
 const ESC = 'domainRuntime/editSessionConfigurationManager/editSessionConfigurations';
 const LCM = '/management/lifecycle/latest';

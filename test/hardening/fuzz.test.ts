@@ -30,7 +30,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../src/cli/server.js';
-import { ManualScheduler } from '../../src/runtime/scheduler.js';
+import { ManualScheduler } from '../../src/core/clock.js';
 import type { OperationDef, PropDef, TypeDef } from '../../src/catalog/model.js';
 import { adminAuth, startTestServer, type TestServer } from '../support/server.js';
 import {
@@ -54,7 +54,7 @@ import {
   treeOf,
   type UploadPart,
   walkConfig,
-} from './lib.js';
+} from '../support/fuzz-lib.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0;

@@ -25,7 +25,7 @@ import {
   ok200,
   type Reply,
   runtimePartitions,
-} from './lcm.js';
+} from '../support/lcm.js';
 
 let srv: TestServer;
 let lc: Http;

@@ -29,7 +29,7 @@ import {
   type Reply,
   runtimePartitions,
   wlsTier,
-} from './lcm.js';
+} from '../support/lcm.js';
 
 let srv: TestServer;
 let lc: Http;

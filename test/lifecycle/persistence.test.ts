@@ -23,7 +23,7 @@ import {
   ok200,
   runtimePartitions,
   wlsTier,
-} from './lcm.js';
+} from '../support/lcm.js';
 
 let srv: TestServer;
 let lc: Http;

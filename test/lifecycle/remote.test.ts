@@ -27,7 +27,7 @@ import {
   type Reply,
   runtimePartitions,
   wlsTier,
-} from './lcm.js';
+} from '../support/lcm.js';
 
 let a: TestServer;
 let b: TestServer;

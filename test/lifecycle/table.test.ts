@@ -28,7 +28,7 @@ import {
   rels,
   runtimePartitions,
   configPartitions,
-} from './lcm.js';
+} from '../support/lcm.js';
 
 let srv: TestServer;
 let lc: Http;

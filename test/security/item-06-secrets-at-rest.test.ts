@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Secrets, type Sealed } from '../../src/config/secrets.js';
-import { createRuntimePartition, lcOf, runtimePartitions, storedIn } from '../lifecycle/lcm.js';
+import { createRuntimePartition, lcOf, runtimePartitions, storedIn } from '../support/lcm.js';
 import { killRunning, runCli } from '../support/cli.js';
 import { client } from '../support/edit.js';
 import { request, startRuntimeServer } from '../support/runtime-server.js';

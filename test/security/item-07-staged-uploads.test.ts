@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
-import { ManualScheduler } from '../../src/runtime/scheduler.js';
+import { ManualScheduler } from '../../src/core/clock.js';
 import { adminAuth, pollUntil } from '../support/runtime-server.js';
 import { storeFor } from '../support/store.js';
 import { BOUNDARY, type Part, type RawAnswer, begin, exchange, head, multipartBody } from '../support/raw-http.js';

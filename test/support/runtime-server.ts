@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
 import { storeFor } from './store.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
-import { ManualScheduler } from '../../src/runtime/scheduler.js';
+import { ManualScheduler } from '../../src/core/clock.js';
 
 export const ADMIN = { user: 'admin', password: 'welcome1' };
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
-import { ManualScheduler } from '../../src/runtime/scheduler.js';
+import { ManualScheduler } from '../../src/core/clock.js';
 import { ADMIN, type Client, client } from './runtime-server.js';
 import { onPostgres, storeFor } from './store.js';
 

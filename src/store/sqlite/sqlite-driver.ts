@@ -5,7 +5,7 @@
 // something else is refused and left as it is, never taken for a new store.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { Mutex } from '../../config/mutex.js';
+import { Mutex } from '../../core/mutex.js';
 import type { SqlClient, SqlDriver } from '../sql.js';
 
 export class SqliteDriver implements SqlDriver {

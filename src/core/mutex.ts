@@ -1,4 +1,4 @@
-// Serialises the configuration's writers: one edit operation at a time, in arrival order.
+// Runs async steps one at a time, in arrival order.
 export class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
 

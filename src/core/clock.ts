@@ -1,5 +1,5 @@
-// Time for the runtime: every delay of a lifecycle step goes through a scheduler, so tests can run
-// tasks on a manual clock (advance it, and due steps run at once) instead of sleeping.
+// Time: every delay and every bounded wait goes through a scheduler, so tests run them on a manual
+// clock (advance it, and what falls due runs at once) instead of sleeping.
 
 export interface Scheduler {
   now(): number;
@@ -65,4 +65,29 @@ export class ManualScheduler implements Scheduler {
   get waiting(): number {
     return this.pending.filter((p) => !p.cancelled).length;
   }
+}
+
+/**
+ * Waits for `done` at most `ms` of the scheduler's time (so tests move waits with the clock).
+ * True when `done` settled first; false on time-out or when `signal` aborts.
+ */
+export function settlesWithin(scheduler: Scheduler, ms: number, done: Promise<unknown>, signal?: AbortSignal): Promise<boolean> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    let over = false;
+    const finish = (value: boolean) => {
+      if (over) return;
+      over = true;
+      timer.cancel();
+      signal?.removeEventListener('abort', abort);
+      resolve(value);
+    };
+    const abort = () => finish(false);
+    const timer = scheduler.after(ms, () => finish(false));
+    signal?.addEventListener('abort', abort, { once: true });
+    done.then(
+      () => finish(true),
+      () => finish(true),
+    );
+  });
 }

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { errorItems, type ErrorItem } from '../support/edit.js';
-import { adminAuth, basic, call, type TestServer } from '../support/server.js';
-import { onPostgres, storeFor } from '../support/store.js';
+import { errorItems, type ErrorItem } from './edit.js';
+import { adminAuth, basic, call, type TestServer } from './server.js';
+import { onPostgres, storeFor } from './store.js';
 
 export type Reply = Awaited<ReturnType<typeof call>>;
 

@@ -3,14 +3,14 @@ import type { Catalog } from '../catalog/load.js';
 import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
 import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
-import type { BeanRecord, TreeSource } from './records.js';
+import type { BeanRecord, TreeSource } from '../tree/records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type RequestStats, adminServerLive } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
-import type { LiveValues, Mount, TreeName, TreeRoot } from './resolve.js';
+import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
 
 export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
 

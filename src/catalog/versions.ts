@@ -1,5 +1,5 @@
 // Version segments of the management and lifecycle URLs.
-import type { ApiVersion } from '../catalog/model.js';
+import type { ApiVersion } from './model.js';
 
 /** The version `latest` names, shown as current in the version list. */
 export const CURRENT_VERSION = '12.2.1.1.0';

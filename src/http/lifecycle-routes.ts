@@ -1,19 +1,19 @@
 // The Lifecycle Manager's REST resources under /management/lifecycle/{version}: a route table
 // mapping each path pattern and method to the service, with the same hypermedia conventions,
 // query parameters and errors as the management trees.
+import { methodNotAllowed, notFound } from '../core/problems.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Link } from '../render/links.js';
 import { type Shape, parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import { authorize } from '../security/authorize.js';
-import { auditRefusal, audited } from '../http/audit-request.js';
-import { bodyObject } from '../http/body.js';
-import { methodNotAllowed, notFound } from '../http/errors.js';
-import { originOf } from '../http/origin.js';
-import type { RequestPath } from '../http/request-path.js';
-import { sendJson } from '../http/send.js';
-import { LIFECYCLE_VERSION, isLifecycleVersion } from '../http/versions.js';
-import type { Environment, Property, Runtime, RuntimePartition, Service, Tenant } from './model.js';
-import type { LifecycleService } from './service.js';
+import { auditRefusal, audited } from './audit-request.js';
+import { bodyObject } from './body.js';
+import { originOf } from './origin.js';
+import type { RequestPath } from './request-path.js';
+import { sendJson } from './send.js';
+import { LIFECYCLE_VERSION, isLifecycleVersion } from '../catalog/versions.js';
+import type { Environment, Property, Runtime, RuntimePartition, Service, Tenant } from '../lifecycle/model.js';
+import type { LifecycleService } from '../lifecycle/service.js';
 
 type Json = Record<string, unknown>;
 type Params = Record<string, string>;

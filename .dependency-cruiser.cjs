@@ -1,0 +1,48 @@
+// Import rules of src/ (see ARCHITECTURE in the README): arrows point down only.
+//   http -> api -> domain -> operations -> {config, runtime, lifecycle, security}
+//        -> {tree, render, behaviour} -> catalog -> store -> core
+// `npm run deps` prints violations; test/architecture/imports.test.ts fails on any.
+const below = (...layers) => `^src/(${layers.join('|')})/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'Modules must not import each other in a circle.', from: { path: '^src/' }, to: { circular: true } },
+    { name: 'core-is-the-floor', severity: 'error', comment: 'core/ imports nothing else of ours.', from: { path: '^src/core/' }, to: { path: '^src/', pathNot: '^src/core/' } },
+    { name: 'store-on-core-only', severity: 'error', comment: 'The store knows storage, nothing of the domain above it.', from: { path: '^src/store/' }, to: { path: '^src/', pathNot: '^src/(store|core)/' } },
+    { name: 'catalog-on-core-only', severity: 'error', comment: 'The type catalog is data and its loader.', from: { path: '^src/catalog/' }, to: { path: '^src/', pathNot: '^src/(catalog|core)/' } },
+    {
+      name: 'model-below-services',
+      severity: 'error',
+      comment: 'Trees, rendering and type behaviour work on beans; services use them, not the other way round.',
+      from: { path: '^src/(tree|render|behaviour)/' },
+      to: { path: below('config', 'runtime', 'lifecycle', 'security', 'actions', 'operations', 'domain', 'api', 'http', 'cli') },
+    },
+    {
+      name: 'services-below-operations',
+      severity: 'error',
+      comment: 'Configuration, runtime, Lifecycle Manager and security are called by operations and the API.',
+      from: { path: '^src/(config|runtime|lifecycle|security)/' },
+      to: { path: below('actions', 'operations', 'domain', 'api', 'http', 'cli') },
+    },
+    { name: 'operations-below-domain', severity: 'error', from: { path: '^src/(actions|operations)/' }, to: { path: below('domain', 'api', 'http', 'cli') } },
+    { name: 'domain-below-api', severity: 'error', from: { path: '^src/domain/' }, to: { path: below('api', 'http', 'cli') } },
+    { name: 'api-below-http', severity: 'error', comment: 'The API is usable without HTTP.', from: { path: '^src/api/' }, to: { path: below('http', 'cli') } },
+    { name: 'only-http-speaks-http', severity: 'error', comment: 'Nothing below http/ imports http/.', from: { path: '^src/', pathNot: '^src/(http|cli)/' }, to: { path: '^src/http/' } },
+    {
+      name: 'only-http-knows-fastify',
+      severity: 'error',
+      comment: 'Fastify is the HTTP adapter: nothing below http/ uses it.',
+      from: { path: '^src/', pathNot: '^src/(http|cli)/' },
+      to: { path: '(^|/)node_modules/(fastify|@fastify/[^/]+)/' },
+    },
+    { name: 'http-not-to-store', severity: 'error', comment: 'HTTP reaches the domain through the API, never the store directly.', from: { path: '^src/http/' }, to: { path: '^src/store/' } },
+    { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    includeOnly: ['^src/', 'node_modules/(fastify|@fastify)'],
+  },
+};

@@ -1,0 +1,80 @@
+// The problems any layer may raise. They say what went wrong in the caller's terms (a kind and
+// details naming path, property and value); the HTTP adapter alone turns a kind into a status code
+// and a JSON body.
+
+export type ProblemKind =
+  /** The request is wrong: bad arguments, values, state or order (400). */
+  | 'invalid'
+  /** A path segment names nothing (404). */
+  | 'not-found'
+  /** The caller is known but may not do this (403). */
+  | 'forbidden'
+  /** No valid credentials (401). */
+  | 'unauthenticated'
+  /** The resource exists but not with this method (405). */
+  | 'method-not-allowed'
+  /** No representation the caller accepts (406). */
+  | 'not-acceptable'
+  /** The request body's media type is not taken here (415). */
+  | 'unsupported-media-type'
+  /** The request (or one of its parts) is larger than accepted (413). */
+  | 'too-large'
+  /** The request took too long to arrive (408). */
+  | 'timeout'
+  /** The server cannot take the request now; retry later (503). */
+  | 'unavailable'
+  /** A remote server this one called failed or answered wrongly (502). */
+  | 'bad-gateway'
+  /** A remote server this one called did not answer in time (504). */
+  | 'gateway-timeout'
+  /** A fault of this server (500). */
+  | 'internal';
+
+export interface ProblemDetail {
+  detail: string;
+  /** Name of the offending property or argument, for field-scoped problems. */
+  path?: string;
+}
+
+export interface ProblemHints {
+  /** Methods the resource takes (method-not-allowed). */
+  allow?: readonly string[];
+  /** Seconds after which a retry may succeed (unavailable). */
+  retryAfterSeconds?: number;
+}
+
+export class Problem extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    readonly details: readonly ProblemDetail[],
+    readonly hints: ProblemHints = {},
+  ) {
+    super(details.map((p) => (p.path ? `${p.path}: ${p.detail}` : p.detail)).join('; '));
+    this.name = 'Problem';
+  }
+}
+
+const one = (detail: string, path?: string): ProblemDetail[] => [{ detail, ...(path ? { path } : {}) }];
+
+/** A wrong request; `path` names the property or argument at fault. */
+export const badRequest = (detail: string, path?: string) => new Problem('invalid', one(detail, path));
+/** Several problems with a request, reported together. */
+export const invalid = (details: ProblemDetail[]) => new Problem('invalid', details);
+/** A change that clashes with the current state (the product answers these with 400 too). */
+export const conflict = (detail: string, path?: string) => badRequest(detail, path);
+export const notFound = (segment: string) => new Problem('not-found', one(`'${segment}' was not found.`));
+export const forbidden = (detail: string) => new Problem('forbidden', one(detail));
+export const unauthenticated = (detail: string) => new Problem('unauthenticated', one(detail));
+export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
+  new Problem('method-not-allowed', one(`Method not allowed. ${method} is not supported here; use ${allowed.join(' or ')}.`), { allow: allowed });
+export const notAcceptable = (detail: string) => new Problem('not-acceptable', one(detail));
+export const unsupportedMediaType = (detail: string) => new Problem('unsupported-media-type', one(detail));
+export const tooLarge = (detail: string) => new Problem('too-large', one(detail));
+export const unavailable = (detail: string, retryAfterSeconds: number) => new Problem('unavailable', one(detail), { retryAfterSeconds });
+export const badGateway = (detail: string) => new Problem('bad-gateway', one(detail));
+export const gatewayTimeout = (detail: string) => new Problem('gateway-timeout', one(detail));
+export const internal = (detail: string) => new Problem('internal', one(detail));
+
+export function isProblem(err: unknown, kind?: ProblemKind): err is Problem {
+  return err instanceof Problem && (kind === undefined || err.kind === kind);
+}
