@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { CatalogFile, CatalogProperty, CatalogType } from './format.js';
 import type { ApiVersion, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
-import type { Overlay, Role } from './overlay-format.js';
+import type { OperationTable, Overlay, Role } from './overlay-format.js';
 import { overlay as defaultOverlay } from './overlay/index.js';
 
 const CATALOG_URL = new URL('../../../catalog/catalog.json', import.meta.url);
@@ -12,11 +12,11 @@ export class Catalog {
   /** Wire `type` value -> type, for polymorphic creation and discriminators. */
   private readonly byDiscriminator = new Map<string, TypeDef[]>();
 
-  constructor(file: CatalogFile, overlay: Overlay) {
+  constructor(file: CatalogFile, overlay: Overlay, operations: OperationTable = {}) {
     const raw: Record<string, CatalogType> = { ...file.types, ...overlay.types };
     for (const [name, t] of Object.entries(raw)) this.types.set(name, buildType(name, t));
     this.resolveAncestors(raw);
-    this.applyOverlay(overlay);
+    this.applyOverlay(overlay, operations);
     this.indexSubtypes();
     for (const t of this.types.values()) finishType(t);
   }
@@ -48,25 +48,26 @@ export class Catalog {
     for (const t of this.types.values()) visit(t.name, t.ancestors);
   }
 
-  private applyOverlay(overlay: Overlay): void {
+  private applyOverlay(overlay: Overlay, operations: OperationTable): void {
     for (const [name, patch] of Object.entries(overlay.patches)) {
       const t = this.types.get(name);
       if (!t) throw new Error(`overlay names unknown type ${name}`);
       for (const p of patch.properties ?? []) addProp(t, toPropDef(p), true);
       for (const hidden of patch.hide ?? []) removeProp(t, hidden);
     }
+    for (const name of Object.keys(operations)) if (!this.types.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
     // Properties and operations declared on a base type reach every subtype.
     for (const t of this.types.values()) {
       const lineage = [t.name, ...t.ancestors];
       for (const anc of lineage) {
+        for (const op of Object.hasOwn(operations, anc) ? operations[anc]! : []) {
+          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
+        }
         const patch = overlay.patches[anc];
         if (!patch) continue;
         if (anc !== t.name) {
           for (const p of patch.properties ?? []) if (!t.prop.has(p.n)) addProp(t, toPropDef(p), false);
           for (const hidden of patch.hide ?? []) removeProp(t, hidden);
-        }
-        for (const op of patch.operations ?? []) {
-          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
         }
         for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name);
       }
@@ -83,15 +84,21 @@ export class Catalog {
   }
 }
 
-let shared: Catalog | undefined;
+let file: CatalogFile | undefined;
+const loaded = new WeakMap<OperationTable, Catalog>();
 
-/** The catalog of this build, loaded on first use. */
-export function loadCatalog(): Catalog {
-  if (!shared) {
-    const file = JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
-    shared = new Catalog(file, defaultOverlay);
+/**
+ * The catalog of this build with the operations given (loaded once per table). The operations
+ * come from their definitions: `catalogWithOperations()` of src/operations/catalog.ts loads the
+ * catalog with all of them.
+ */
+export function loadCatalog(operations: OperationTable): Catalog {
+  let catalog = loaded.get(operations);
+  if (!catalog) {
+    file ??= JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
+    loaded.set(operations, (catalog = new Catalog(file, defaultOverlay, operations)));
   }
-  return shared;
+  return catalog;
 }
 
 function buildType(name: string, t: CatalogType): TypeDef {

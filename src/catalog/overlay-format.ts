@@ -35,8 +35,10 @@ export interface OverlayOperation {
   deprecatedIn?: string;
 }
 
+/** Operations by the (mapped) type each is declared on; they reach every subtype. */
+export type OperationTable = Readonly<Record<string, readonly OverlayOperation[]>>;
+
 export interface TypeOverlay {
-  operations?: OverlayOperation[];
   /** REST-only properties and children the bean type data lacks. */
   properties?: CatalogProperty[];
   /** Properties to hide although the data exposes them. */

@@ -1,6 +1,6 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
 import { join } from 'node:path';
-import { loadCatalog } from '../catalog/load.js';
+import { catalogWithOperations } from '../operations/catalog.js';
 import { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
@@ -78,7 +78,7 @@ function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | '
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A mistyped proxy address is reported before anything is opened.
   const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
-  const catalog = loadCatalog();
+  const catalog = catalogWithOperations();
   const warnings: string[] = [];
   // A malformed key stops the start before anything is created.
   const secretKey = secretKeySource(opts.dataDir, opts);
@@ -101,7 +101,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stats = new RequestStats();
   const level = opts.logLevel ?? 'info';
   const uploadDir = join(opts.dataDir, 'applications');
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir }, { logger: level === 'silent' ? false : { level }, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+  const dataDirWarnings = () => permissionWarnings(opts.dataDir);
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir, dataDir: opts.dataDir, dataDirWarnings }, { logger: level === 'silent' ? false : { level }, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);
@@ -152,7 +153,7 @@ export async function initDataDir(
   }
   if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
   const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
-  const opened = await Domain.open(loadCatalog(), openStore(dataDir, storeUrl), {
+  const opened = await Domain.open(catalogWithOperations(), openStore(dataDir, storeUrl), {
     adminUser: process.env.APPSERVER_ADMIN_USER,
     adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',

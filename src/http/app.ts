@@ -12,13 +12,12 @@ import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
 import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../api/trees.js';
-import { registerConfigActions } from '../actions/config-actions.js';
-import { ActionRegistry } from '../actions/invoke.js';
-import { registerDeploymentActions } from '../actions/deployment-actions.js';
-import { registerPoolActions } from '../actions/pool-actions.js';
-import { registerRuntimeActions } from '../actions/runtime-actions.js';
-import { registerSecurityActions } from '../actions/security-actions.js';
-import { TaskReplies } from '../actions/task-reply.js';
+import { RuntimeCollections } from '../operations/collections.js';
+import { DataFiles } from '../operations/data-files.js';
+import type { OperationServices } from '../operations/define.js';
+import { OperationExecutor } from '../operations/executor.js';
+import { COLLECTIONS, OPERATIONS } from '../operations/index.js';
+import { LogFiles } from '../runtime/logs.js';
 import multipart from '@fastify/multipart';
 import underPressure from '@fastify/under-pressure';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
@@ -44,6 +43,10 @@ export interface AppDependencies {
   stats: RequestStats;
   /** Where uploaded application archives are kept. */
   uploadDir: string;
+  /** The data directory: operations keep their files (logs, security data exports...) in it. */
+  dataDir: string;
+  /** What is wrong with the data directory's permissions, looked at afresh. */
+  dataDirWarnings: () => string[];
 }
 
 export interface AppOptions {
@@ -143,41 +146,45 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const resolver = new Resolver(deps.catalog);
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
-  const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
   const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
+  // The log files of the data directory: servers' state changes, the domain's audit trail.
+  const logs = new LogFiles(deps.dataDir, deps.domain.scheduler);
+  deps.domain.runtime.onServerState = (server, state) => logs.server(server).write('Notice', 'ServerLifeCycle', `Server state changed to ${state}.`);
+  app.addHook('onClose', async () => logs.flushAll());
   // Every audit record is logged too (failed logins with the user name tried, never a password).
-  deps.domain.security.audit.onRecord = (record) => app.log.info({ audit: record }, 'audit');
+  deps.domain.security.audit.onRecord = (record) => {
+    app.log.info({ audit: record }, 'audit');
+    const who = record.user ?? 'the server';
+    logs.domain(deps.domain.topology().domainName).write(record.outcome === 'success' ? 'Info' : 'Notice', 'Audit', `${who} ${record.action} ${record.bean}: ${record.outcome}${record.detail ? `. ${record.detail}` : ''}`);
+  };
   deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
   deps.domain.security.onError = (err) => app.log.error({ err }, 'failed login not counted');
-  registerConfigActions(actions, deps.catalog, resolver, deps.domain.configService);
-  registerSecurityActions(actions, deps.domain.security);
-  const replies = new TaskReplies(resolver, renderer);
-  const domainRuntime = () => trees.root('domainRuntime', {});
-  registerPoolActions(actions, { engine: deps.domain.runtime, tasks: deps.domain.tasks, scheduler: deps.domain.scheduler, replies });
-  registerDeploymentActions(actions, {
-    engine: deps.domain.runtime,
-    deployments: deps.domain.deployments,
-    config: deps.domain.configService,
-    tasks: deps.domain.tasks,
-    replies,
-    domainRuntime,
-  });
-  registerRuntimeActions(actions, {
+  const services: OperationServices = {
     catalog: deps.catalog,
+    resolver,
+    config: deps.domain.configService,
     engine: deps.domain.runtime,
     lifecycles: deps.domain.lifecycles,
     tasks: deps.domain.tasks,
+    deployments: deps.domain.deployments,
+    security: deps.domain.security,
     scheduler: deps.domain.scheduler,
-    replies,
-    domainRuntime,
-  });
+    logs,
+    files: new DataFiles(deps.dataDir),
+    domainRuntime: () => trees.root('domainRuntime', {}),
+    dataDirWarnings: deps.dataDirWarnings,
+  };
+  const operations = new OperationExecutor(deps.catalog, OPERATIONS, renderer, services);
+  const collections = new RuntimeCollections(COLLECTIONS, services);
   const searcher = new Searcher(resolver, renderer);
-  const deploys = new DeployRequests(deps.domain, deps.uploadDir, (task, ctx) => replies.render(task, domainRuntime(), ctx), {
-    ...DEFAULT_UPLOAD_LIMITS,
-    ...opts.uploads,
-  });
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher, deploys });
+  const deploys = new DeployRequests(
+    deps.domain,
+    deps.uploadDir,
+    { settled: (task, prefer, signal) => operations.settled(task, prefer, signal), render: (task, ctx) => operations.taskEntity(task, services.domainRuntime(), ctx) },
+    { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads },
+  );
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, operations, collections, searcher, deploys });
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 

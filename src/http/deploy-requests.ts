@@ -7,7 +7,6 @@ import { Problem, type ProblemDetail, badRequest, invalid, tooLarge } from '../c
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { settled, waitSeconds } from '../actions/task-reply.js';
 import { parseReference } from '../core/identity.js';
 import { nameProblem } from '../config/validate.js';
 import type { Domain } from '../domain/domain.js';
@@ -162,14 +161,22 @@ function safeFileName(name: string, fallback: string): string {
   return cleaned === '' ? fallback : cleaned;
 }
 
+function preferOf(request: FastifyRequest): string | undefined {
+  return typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
+}
+
 /** The declared length of a request body, when it has one. */
 function declaredLength(request: FastifyRequest): number | undefined {
   const n = Number(request.headers['content-length']);
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-function settle(task: Task, prefer: string | undefined): Promise<boolean> {
-  return settled(task, waitSeconds(prefer));
+/** How a deployment's progress object is waited for and shown: as every task of an operation is. */
+export interface ProgressAnswers {
+  /** Waits for the task as the `Prefer` header says (on the scheduler's clock); true when it completed. */
+  settled(task: Task, prefer: string | undefined, signal?: AbortSignal): Promise<boolean>;
+  /** The progress object as its job resource shows it. */
+  render(task: Task, ctx: RenderContext): Record<string, unknown>;
 }
 
 export class DeployRequests {
@@ -178,8 +185,7 @@ export class DeployRequests {
   constructor(
     private readonly domain: Domain,
     private readonly uploadDir: string,
-    /** Renders a progress object as its job resource. */
-    private readonly renderTask: (task: Task, ctx: RenderContext) => Record<string, unknown>,
+    private readonly progress: ProgressAnswers,
     private readonly limits: UploadLimits = DEFAULT_UPLOAD_LIMITS,
   ) {
     this.staging = new StagingArea(uploadDir, limits.stagingBytes);
@@ -247,16 +253,16 @@ export class DeployRequests {
     });
     await this.domain.flush();
     const location = ctx.urls.href([...owner.root.base, ...identity]);
-    if (!task || (await settle(task, request.headers.prefer as string | undefined))) return sendJson(reply, 201, {}, { location });
-    return sendJson(reply, 202, this.renderTask(task, ctx), { location: this.taskHref(task, ctx) });
+    if (!task || (await this.progress.settled(task, preferOf(request)))) return sendJson(reply, 201, {}, { location });
+    return sendJson(reply, 202, this.progress.render(task, ctx), { location: this.taskHref(task, ctx) });
   }
 
   async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const name = node.identity[node.identity.length - 1]!;
     const task = await this.domain.deployments.undeploy(request.principal.user, session, name);
     await this.domain.flush();
-    if (!task || (await settle(task, request.headers.prefer as string | undefined))) return sendJson(reply, 200, {});
-    return sendJson(reply, 202, this.renderTask(task, ctx), { location: this.taskHref(task, ctx) });
+    if (!task || (await this.progress.settled(task, preferOf(request)))) return sendJson(reply, 200, {});
+    return sendJson(reply, 202, this.progress.render(task, ctx), { location: this.taskHref(task, ctx) });
   }
 
   private taskHref(task: Task, ctx: RenderContext): string {

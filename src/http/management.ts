@@ -10,7 +10,8 @@ import { type Link, Urls } from '../render/links.js';
 import { parseShape, wantsField, wantsLinks, wantsRel } from '../render/query.js';
 import type { Resolver, Target, TreeName } from '../tree/resolve.js';
 import { TREE_NAMES, type Trees } from '../api/trees.js';
-import type { ActionRegistry } from '../actions/invoke.js';
+import type { RuntimeCollections } from '../operations/collections.js';
+import type { OperationExecutor } from '../operations/executor.js';
 import type { Searcher } from '../render/search.js';
 import type { DeployRequests } from './deploy-requests.js';
 import type { OperationDef, PropDef } from '../catalog/model.js';
@@ -31,7 +32,8 @@ export interface ManagementDependencies {
   resolver: Resolver;
   renderer: Renderer;
   trees: Trees;
-  actions: ActionRegistry;
+  operations: OperationExecutor;
+  collections: RuntimeCollections;
   searcher: Searcher;
   deploys: DeployRequests;
 }
@@ -124,7 +126,7 @@ export class ManagementHandler {
           throw method === 'DELETE' || !owner.root.editable ? notFound(prop.name) : methodNotAllowed(method, ['POST']);
         }
         if (!owner.root.editable) {
-          const handler = this.deps.actions.collectionHandler(owner.type, prop.name);
+          const handler = this.deps.collections.handler(owner.type, prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
           handler.mayChange?.(principal);
           return none;
@@ -175,7 +177,7 @@ export class ManagementHandler {
           return sendJson(reply, 200, renderer.collection(target.owner, target.prop, target.path, ctx, target.mount));
         }
         if (!editable) {
-          const handler = this.deps.actions.collectionHandler(target.owner.type, target.prop.name);
+          const handler = this.deps.collections.handler(target.owner.type, target.prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
           return this.audited(request, 'create', target.path, async () => {
             const identity = await handler.create(target.owner, bodyObject(request.body), request.principal);
@@ -207,7 +209,7 @@ export class ManagementHandler {
     if (!node.via || node.via.shape !== 'collection') return undefined;
     const ownerKey = node.identity.slice(0, -2);
     const owner = this.deps.resolver.resolve(node.root, ownerKey, 'legacy');
-    return owner.kind === 'bean' ? this.deps.actions.collectionHandler(owner.node.type, node.via.name) : undefined;
+    return owner.kind === 'bean' ? this.deps.collections.handler(owner.node.type, node.via.name) : undefined;
   }
 
   /** Runs a write and records it in the audit trail (`path`: the bean or collection it acts on). */
@@ -245,14 +247,12 @@ export class ManagementHandler {
 
   private async invoke(request: FastifyRequest, reply: FastifyReply, node: BeanNode, op: OperationDef, ctx: RenderContext, session: string): Promise<FastifyReply> {
     const run = async (audit: AuditNote) => {
-      authorize(request.principal, { kind: 'invoke', type: node.type, op });
       const prefer = typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
       const call = { node, op, principal: request.principal, session, ctx, prefer, audit, signal: clientGone(reply) };
-      const result = await this.deps.actions.invoke(call, bodyObject(request.body, 'action arguments'));
+      const answer = await this.deps.operations.invoke(call, bodyObject(request.body, 'action arguments'));
       // What the action changed (states, tasks) is stored before it is acknowledged.
       await this.deps.domain.flush();
-      if ('reply' in result) return sendJson(reply, result.reply.status, result.reply.body, result.reply.headers ?? {});
-      return sendJson(reply, 200, this.deps.actions.render(result.overload, result.value));
+      return sendJson(reply, answer.status, answer.body, answer.headers ?? {});
     };
     // Queries change nothing: only actions are recorded.
     return op.impact === 'info' ? run({}) : this.audited(request, op.name, node.path, run);

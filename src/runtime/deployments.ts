@@ -111,12 +111,37 @@ export class Deployments {
     return this.progress(name, 'undeploy', targets, () => this.engine.forgetApp(name));
   }
 
-  /** Redeploys or updates: the application goes through preparation again and comes back active. */
-  refresh(name: string, operation: 'redeploy' | 'update'): Task {
+  /**
+   * Redeploys or updates: the application goes through preparation again and comes back active.
+   * A redeploy given `retireTimeout` (seconds) records when the version it replaces retires.
+   */
+  refresh(name: string, operation: 'redeploy' | 'update', retireTimeoutSeconds?: number): Task {
     this.require(name);
     const before = this.engine.appIntendedState(name);
     const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    if (retireTimeoutSeconds !== undefined) this.engine.setRetirement(name, { timeoutSeconds: retireTimeoutSeconds, at: this.scheduler.now() + retireTimeoutSeconds * 1000 });
     return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
+  }
+
+  /** The names of the servers, clusters and virtual targets a library is targeted to; refuses an unknown library. */
+  private libraryTargets(name: string): string[] {
+    const lib = this.engine.currentTopology.items([], 'libraries').find((l) => l.name === name);
+    if (!lib) throw badRequest(`There is no library named '${name}'.`, 'name');
+    return this.targetNames(lib.values.targets);
+  }
+
+  /** Redeploys a library: its archive is read again on its targets. */
+  redeployLibrary(name: string): Task {
+    return this.progress(name, 'redeploy', this.libraryTargets(name), () => undefined);
+  }
+
+  /** Removes a library from the configuration (in the caller's session) and from its targets. */
+  async undeployLibrary(user: string, session: string, name: string): Promise<Task | undefined> {
+    const targets = this.libraryTargets(name);
+    const implicit = this.config.isImplicit(user, session);
+    await this.config.delete(user, session, { key: itemKey('libraries', name), identity: ['libraries', name] }, this.config.domainProp('libraries'));
+    if (!implicit) return undefined;
+    return this.progress(name, 'undeploy', targets, () => undefined);
   }
 
   /**

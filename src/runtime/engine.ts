@@ -7,10 +7,12 @@ import type { NamedBean, Topology } from '../config/topology.js';
 import type { BeanNode, LiveValues } from '../tree/resolve.js';
 import { BeanTree } from '../tree/records.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
+import { Messaging } from './messaging.js';
 import { ConnectorPools } from './pools.js';
 import {
   HALTED,
   type PartitionState,
+  type Retirement,
   type RuntimeState,
   SERVER_STATE_VAL,
   type ServerState,
@@ -31,7 +33,7 @@ export interface ActivationChange {
 
 /** Collections whose changes move servers, targets or deployments: the whole runtime follows. */
 const TOPOLOGY = new Set(['clusters', 'machines', 'virtualTargets', 'migratableTargets', 'partitions', 'resourceGroups', 'appDeployments', 'libraries', 'JMSServers', 'fileStores']);
-/** System resources: their own bean matters (targets), their descriptors do not. */
+/** System resources: their own bean matters (targets); of their descriptors, only JMS ones do. */
 const RESOURCES = new Set(['JDBCSystemResources', 'JMSSystemResources']);
 /** Server properties the runtime shows or depends on. */
 const SERVER_PROPS = new Set(['listenAddress', 'listenPort', 'machine']);
@@ -49,6 +51,8 @@ function runtimeEffect(c: ActivationChange): string | 'all' | undefined {
     return c.properties?.some((p) => SERVER_PROPS.has(p.name)) ? name : undefined;
   }
   if (TOPOLOGY.has(collection)) return 'all';
+  // A JMS module's destinations and sub-deployments place destinations on JMS servers.
+  if (collection === 'JMSSystemResources') return 'all';
   if (RESOURCES.has(collection)) return c.identity.length <= 2 ? 'all' : undefined;
   return undefined;
 }
@@ -84,6 +88,10 @@ export class RuntimeEngine {
   editSessions: () => EditSessionView[] = () => [];
   /** Called after every change of the durable state (persists it). */
   onStateChange: () => void = () => {};
+  /** Called when a server's state changes (its log records it). */
+  onServerState: (server: string, state: ServerState) => void = () => {};
+  /** JMS servers and destinations of the running servers, and what is paused on them. */
+  readonly messaging: Messaging;
   /** When each running server reached a running state (epoch ms). */
   private readonly activationTimes = new Map<string, number>();
 
@@ -93,6 +101,7 @@ export class RuntimeEngine {
     readonly state: RuntimeState,
     readonly now: () => number,
   ) {
+    this.messaging = new Messaging(state, () => this.onStateChange());
     // This process is the administration server: it is running whenever the engine exists, and
     // it has just started, so it runs the configuration as activated.
     this.state.servers.set(topology.adminServerName, 'RUNNING');
@@ -142,8 +151,12 @@ export class RuntimeEngine {
       this.activationTimes.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
+      // What was paused on its JMS servers ends with them.
+      const hosted = new Set(this.messaging.jmsServersOn(this.topology, name).map((j) => j.name));
+      this.messaging.forget((jmsServer) => hosted.has(jmsServer));
     }
     this.onStateChange();
+    this.onServerState(name, next);
   }
 
   /** Flags the running servers among `servers` as needing a restart. */
@@ -231,6 +244,17 @@ export class RuntimeEngine {
   /** The application is gone: its runtime state is forgotten. */
   forgetApp(app: string): void {
     this.state.applications.delete(app);
+    this.state.retirements.delete(app);
+    this.onStateChange();
+  }
+
+  /** When the version the application's last redeploy replaced retires, if that redeploy said. */
+  retirement(app: string): Retirement | undefined {
+    return this.state.retirements.get(app);
+  }
+
+  setRetirement(app: string, retirement: Retirement): void {
+    this.state.retirements.set(app, retirement);
     this.onStateChange();
   }
 
@@ -282,6 +306,10 @@ export class RuntimeEngine {
         }
         case 'ConnectorComponentRuntime':
           return server === null ? undefined : this.pools.adapterLive(server, id[id.length - 1]!);
+        case 'JMSServerRuntime':
+          return server === null ? undefined : this.messaging.live(this.topology, id[id.length - 1]!);
+        case 'JMSDestinationRuntime':
+          return server === null ? undefined : this.messaging.live(this.topology, id[id.indexOf('JMSServers') + 1]!, id[id.length - 1]!);
         default:
           return undefined;
       }
@@ -388,6 +416,9 @@ export class RuntimeEngine {
     for (const app of apps) {
       b.item(deployment, 'appDeploymentRuntimes', app.name, { applicationName: app.name, applicationVersion: null, modules: [app.name] });
     }
+    for (const lib of t.items([], 'libraries')) {
+      b.item(deployment, 'libDeploymentRuntimes', lib.name, { libraryName: lib.name, libraryIdentifier: lib.name, partitionName: null });
+    }
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: apps.map((a) => a.name) });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
     for (const rg of t.items([], 'resourceGroups')) b.item(root, 'resourceGroupLifeCycleRuntimes', rg.name, {});
@@ -470,6 +501,7 @@ export class RuntimeEngine {
       if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds);
     }
     for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p);
+    this.messaging.build(b, root, t, server.name);
     return b.tree;
   }
 

@@ -78,6 +78,7 @@ export class ConnectorPools {
   dropServer(server: string): void {
     for (const key of [...this.pools.keys()]) if (key.startsWith(`${server}\0`)) this.pools.delete(key);
     for (const key of [...this.suspended.keys()]) if (key.startsWith(`${server}\0`)) this.suspended.delete(key);
+    for (const key of [...this.failed]) if (key.startsWith(`${server}\0`)) this.failed.delete(key);
   }
 
   private pool(server: string, name: string): Pool {
@@ -130,10 +131,35 @@ export class ConnectorPools {
     p.created += p.initialCapacity;
   }
 
-  /** Every free connection answers its test here. */
-  test(server: string, name: string): boolean {
+  /** Connections whose last test failed, keyed `server, pool, id`. */
+  private readonly failed = new Set<string>();
+
+  private outboundSuspended(server: string, adapter: string): boolean {
+    return ((this.suspended.get(this.key(server, adapter)) ?? 0) & 2) !== 0;
+  }
+
+  /** Tests the pool: it fails while the resource adapter's outbound activity is suspended. */
+  test(server: string, name: string, adapter: string): boolean {
     this.pool(server, name);
-    return true;
+    return !this.outboundSuspended(server, adapter);
+  }
+
+  /**
+   * Tests one connection (false when it is gone, or while its adapter's outbound activity is
+   * suspended); the outcome is what `hasError` reports until the next test.
+   */
+  testConnection(server: string, name: string, adapter: string, id: number): boolean {
+    const p = this.pool(server, name);
+    const ok = (p.free.includes(id) || p.inUse.has(id)) && !this.outboundSuspended(server, adapter);
+    const key = `${this.key(server, name)}\0${id}`;
+    if (ok) this.failed.delete(key);
+    else this.failed.add(key);
+    return ok;
+  }
+
+  /** True when the connection's last test failed. */
+  hasError(server: string, name: string, id: number): boolean {
+    return this.failed.has(`${this.key(server, name)}\0${id}`);
   }
 
   /** The pool's connections, free ones first. */
@@ -156,9 +182,8 @@ export class ConnectorPools {
   live(server: string, name: string, adapter: string): Record<string, unknown> | undefined {
     const p = this.pools.get(this.key(server, name));
     if (!p) return undefined;
-    const outboundSuspended = ((this.suspended.get(this.key(server, adapter)) ?? 0) & 2) !== 0;
     return {
-      state: outboundSuspended ? 'Suspended' : 'Running',
+      state: this.outboundSuspended(server, adapter) ? 'Suspended' : 'Running',
       initialCapacity: p.initialCapacity,
       maxCapacity: p.maxCapacity,
       capacityIncrement: 1,

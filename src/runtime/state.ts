@@ -29,6 +29,16 @@ export interface RuntimeState {
   applications: Map<string, string>;
   /** State of each data source on each server, keyed `server/partition/dataSource`. */
   dataSources: Map<string, string>;
+  /** JMS activity paused (true) or resumed (false), keyed by JMS server, destination and kind (messaging.ts). */
+  jmsPaused: Map<string, boolean>;
+  /** Retirement of the version each application's last redeploy replaced: its retire timeout (s) and when it retires. */
+  retirements: Map<string, Retirement>;
+}
+
+export interface Retirement {
+  timeoutSeconds: number;
+  /** Epoch ms. */
+  at: number;
 }
 
 /** Numeric server state as `stateVal` reports it. */
@@ -46,6 +56,8 @@ export function emptyRuntimeState(): RuntimeState {
     restartRequired: new Set(),
     applications: new Map(),
     dataSources: new Map(),
+    jmsPaused: new Map(),
+    retirements: new Map(),
   };
 }
 
@@ -94,6 +106,8 @@ export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   for (const name of state.restartRequired) put(true, 'restartRequired', name);
   for (const [name, s] of state.applications) put(s, 'application', name);
   for (const [key, s] of state.dataSources) put(s, 'dataSource', key);
+  for (const [key, paused] of state.jmsPaused) put(paused, 'jmsPaused', key);
+  for (const [app, r] of state.retirements) put(r, 'retirement', app);
   return out;
 }
 
@@ -124,6 +138,12 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
         break;
       case 'dataSource':
         state.dataSources.set(a!, value as string);
+        break;
+      case 'jmsPaused':
+        state.jmsPaused.set(a!, value === true);
+        break;
+      case 'retirement':
+        state.retirements.set(a!, value as Retirement);
         break;
     }
   }

@@ -31,6 +31,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** True for a hash this server makes: scrypt with the current parameters, a 16-byte salt and a 32-byte key. */
+export function isPasswordHash(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const [scheme, n, r, p, salt, key, ...rest] = value.split('$');
+  const bytes = (b64: string | undefined) => (b64 !== undefined && /^[A-Za-z0-9+/]+={0,2}$/.test(b64) ? Buffer.from(b64, 'base64').length : -1);
+  return scheme === 'scrypt' && n === String(N) && r === String(R) && p === String(P) && bytes(salt) === 16 && bytes(key) === KEY_LEN && rest.length === 0;
+}
+
 /**
  * A hash with the current parameters that no password matches (random salt and key): checking a
  * password against it costs what checking a real user's does.

@@ -7,7 +7,7 @@ import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '..
 import { AuditLog } from './audit.js';
 import { type BasicCredentials, decodeBasic, isBasic } from './basic.js';
 import { ADDRESS_FACTOR, type FailureOutcome, Lockouts } from './lockout.js';
-import { hashPassword, unmatchableHash, verifyPassword } from './passwords.js';
+import { hashPassword, isPasswordHash, unmatchableHash, verifyPassword } from './passwords.js';
 
 export interface Principal {
   user: string;
@@ -239,7 +239,23 @@ export class SecurityService {
 
   /** Adds a user; false when the name is taken (perhaps just now, through another server). */
   async createUser(name: string, password: string, description: string): Promise<boolean> {
-    const user = { name, hash: await hashPassword(password), description };
+    return this.insertUser({ name, hash: await hashPassword(password), description });
+  }
+
+  /** Adds a user whose password hash was made elsewhere (a realm import); false when the name is taken. */
+  async importUser(name: string, hash: string, description: string): Promise<boolean> {
+    if (!isPasswordHash(hash)) throw new Error(`not a password hash of this server: ${name}`);
+    return this.insertUser({ name, hash, description });
+  }
+
+  /** Forgets every verified credential, so that each user's next request checks its password again; returns how many. */
+  refreshCache(): number {
+    const count = this.verified.size;
+    this.changed();
+    return count;
+  }
+
+  private async insertUser(user: StoredUser): Promise<boolean> {
     try {
       await this.store.insertUser(user);
     } catch (err) {
@@ -249,7 +265,7 @@ export class SecurityService {
       }
       throw err;
     }
-    this.users.set(name, user);
+    this.users.set(user.name, user);
     this.changed();
     return true;
   }

@@ -5,7 +5,8 @@ import http from 'node:http';
 import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import { sep } from 'node:path';
-import { type Catalog, loadCatalog } from '../../src/catalog/load.js';
+import type { Catalog } from '../../src/catalog/load.js';
+import { catalogWithOperations } from '../../src/operations/catalog.js';
 import type { PropDef, TypeDef } from '../../src/catalog/model.js';
 
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
@@ -17,7 +18,7 @@ export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime
 export const TREES: TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
 
 export function catalog(): Catalog {
-  return loadCatalog();
+  return catalogWithOperations();
 }
 
 export function rootType(tree: TreeName): TypeDef {

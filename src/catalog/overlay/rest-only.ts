@@ -1,7 +1,8 @@
 // What the REST layer adds on top of the bean types: resources that are not beans
-// (the change manager), federated children, and the job fields of task beans.
+// (the change manager; its operations are in src/operations/change-manager.ts), federated children,
+// and the job fields of task beans.
 import type { CatalogProperty, CatalogType } from '../format.js';
-import type { OverlayOperation, TypeOverlay } from '../overlay-format.js';
+import type { TypeOverlay } from '../overlay-format.js';
 
 export const CHANGE_MANAGER = 'appserver.management.rest.ChangeManager';
 export const ACTIVATION = 'appserver.management.rest.Activation';
@@ -63,37 +64,7 @@ export const restOnlyTypes: Record<string, CatalogType> = {
   },
 };
 
-const INT = 'int';
-const changeManagerOps: OverlayOperation[] = [
-  // startEdit(waitTime, timeOut): milliseconds to wait for a lock another user holds, and after
-  // which the lock lapses (-1: never), as in the product's configuration manager.
-  {
-    name: 'startEdit',
-    overloads: [
-      { params: [], returns: 'void' },
-      { params: [{ name: 'waitTime', type: INT }, { name: 'timeOut', type: INT }], returns: 'void' },
-    ],
-    roles: ['Deployer'],
-    impact: 'action',
-  },
-  ...['activate', 'cancelEdit', 'safeResolve', 'forceResolve'].map(
-    (name): OverlayOperation => ({ name, overloads: [{ params: [], returns: 'void' }], roles: ['Deployer'], impact: 'action' }),
-  ),
-  // Administrators only (REST-only): take over the lock another user holds, with its changes, or
-  // release it and drop its changes.
-  {
-    name: 'takeOverEdit',
-    overloads: [
-      { params: [], returns: 'void' },
-      { params: [{ name: 'timeOut', type: INT }], returns: 'void' },
-    ],
-    impact: 'action',
-  },
-  { name: 'forceCancelEdit', overloads: [{ params: [], returns: 'void' }], impact: 'action' },
-];
-
 export const restOnlyPatches: Record<string, TypeOverlay> = {
-  [CHANGE_MANAGER]: { operations: changeManagerOps },
   'appserver.management.configuration.DomainMBean': {
     properties: [{ n: 'changeManager', t: CHANGE_MANAGER, rel: 'c', only: 'edit' }],
   },
