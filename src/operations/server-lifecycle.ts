@@ -1,8 +1,10 @@
 // Server lifecycle: the administration server's view of every server (serverLifeCycleRuntimes,
 // tasks honouring `Prefer`; ops C.2, rc ServerLifeCycleRuntime), a running server's own lifecycle
-// (serverRuntime, synchronous and void; ops C.4, rb §6), its URLs, and the JVM of this process.
+// (serverRuntime, synchronous and void; ops C.4, rb §6), its URLs and SSL channels, and the JVM of
+// this process.
 import vm from 'node:vm';
 import v8 from 'node:v8';
+import { badRequest } from '../core/problems.js';
 import { itemKey } from '../core/identity.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
@@ -65,6 +67,18 @@ export const serverLifecycleOperations: OperationDefinition[] = [
   defineOperation(action(SERVER, 'resume', [ov(VOID)], OPERATOR), ownLifecycle('resume')),
   defineOperation(action(SERVER, 'shutdown', shutdownOverloads(VOID), OPERATOR), ownLifecycle('shutdown')),
   defineOperation(action(SERVER, 'forceShutdown', [ov(VOID)], OPERATOR), ownLifecycle('forceShutdown')),
+  // The SSL channels take up the server's SSL configuration as it is now (rc restartSSLChannels).
+  defineOperation(action(SERVER, 'restartSSLChannels', [ov(VOID)]), (call, use) => {
+    const server = serverOf(call);
+    if (server === use.engine.adminServerName) {
+      throw badRequest(`'${server}' is this administration server, which listens on plain HTTP only (TLS belongs to a proxy in front of it): it has no SSL channel to restart.`);
+    }
+    const port = use.engine.restartSslChannels(server);
+    const message = port === undefined ? 'SSL channels restarted: SSL is not enabled, so no SSL channel is open.' : `SSL channels restarted: listening for SSL on port ${port}.`;
+    use.logs.server(server).write('Notice', 'Server', message);
+    call.audit.detail = `${server}: ${message}`;
+    return DONE;
+  }),
   defineOperation(query(SERVER, 'getURL', [ov(STRING, str('protocol'))]), (call, use) => returns(urlOf(use.engine, serverOf(call), call.args.protocol))),
   defineOperation(query(SERVER, 'getIPv4URL', [ov(STRING, str('protocol'))]), (call, use) => returns(urlOf(use.engine, serverOf(call), call.args.protocol))),
   defineOperation(query(SERVER, 'getIPv6URL', [ov(STRING, str('protocol'))]), (call, use) => returns(urlOf(use.engine, serverOf(call), call.args.protocol))),

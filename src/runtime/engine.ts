@@ -144,10 +144,12 @@ export class RuntimeEngine {
       if (server) {
         this.activationTimes.set(name, this.now());
         this.state.restartRequired.delete(name);
+        this.openSslChannel(name);
         this.serverTrees.set(name, this.buildServerTree(server));
       }
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
+      this.state.sslChannels.delete(name);
       this.activationTimes.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
@@ -157,6 +159,24 @@ export class RuntimeEngine {
     }
     this.onStateChange();
     this.onServerState(name, next);
+  }
+
+  /**
+   * Opens (or closes) a managed server's SSL channel as its configuration now says (`SSL` enabled,
+   * its listen port). The administration server is this process, which listens on plain HTTP only.
+   */
+  private openSslChannel(name: string): void {
+    const ssl = this.topology.bean(['servers', name, 'SSL'])?.values;
+    if (name !== this.topology.adminServerName && ssl?.enabled === true) this.state.sslChannels.set(name, Number(ssl.listenPort ?? 7002));
+    else this.state.sslChannels.delete(name);
+  }
+
+  /** Restarts a running server's SSL channels: they take up the SSL configuration as it is now. */
+  restartSslChannels(name: string): number | undefined {
+    this.openSslChannel(name);
+    this.refreshServerTree(name);
+    this.onStateChange();
+    return this.state.sslChannels.get(name);
   }
 
   /** Flags the running servers among `servers` as needing a restart. */
@@ -475,7 +495,7 @@ export class RuntimeEngine {
       administrationURL: `t3://${host}:${port}`,
       defaultURL: `t3://${host}:${port}`,
       listenPortEnabled: true,
-      SSLListenPortEnabled: false,
+      SSLListenPortEnabled: this.state.sslChannels.has(server.name),
       currentDirectory: process.cwd(),
       middlewareHome: '/opt/appserver',
       appserverHome: '/opt/appserver/server',
@@ -488,6 +508,8 @@ export class RuntimeEngine {
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
     b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${port}` });
+    const sslPort = this.state.sslChannels.get(server.name);
+    if (sslPort !== undefined) b.item(root, 'serverChannelRuntimes', 'DefaultSecure[https]', { channelName: 'DefaultSecure[https]', publicURL: `https://${host}:${sslPort}` });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     for (const app of t.appDeployments()) {

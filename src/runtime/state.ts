@@ -33,6 +33,8 @@ export interface RuntimeState {
   jmsPaused: Map<string, boolean>;
   /** Retirement of the version each application's last redeploy replaced: its retire timeout (s) and when it retires. */
   retirements: Map<string, Retirement>;
+  /** The SSL listen port of each running managed server whose SSL channel is open (as configured when it last opened). */
+  sslChannels: Map<string, number>;
 }
 
 export interface Retirement {
@@ -58,6 +60,7 @@ export function emptyRuntimeState(): RuntimeState {
     dataSources: new Map(),
     jmsPaused: new Map(),
     retirements: new Map(),
+    sslChannels: new Map(),
   };
 }
 
@@ -108,6 +111,7 @@ export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   for (const [key, s] of state.dataSources) put(s, 'dataSource', key);
   for (const [key, paused] of state.jmsPaused) put(paused, 'jmsPaused', key);
   for (const [app, r] of state.retirements) put(r, 'retirement', app);
+  for (const [server, port] of state.sslChannels) put(port, 'sslChannel', server);
   return out;
 }
 
@@ -144,6 +148,9 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
         break;
       case 'retirement':
         state.retirements.set(a!, value as Retirement);
+        break;
+      case 'sslChannel':
+        state.sslChannels.set(a!, Number(value));
         break;
     }
   }
