@@ -1,7 +1,8 @@
-// Deployments: the deployment manager (spec; ops D.2; rc DeploymentManager), one application's and
-// one library's deployment runtime (rc AppDeploymentRuntime, LibDeploymentRuntime), progress
-// objects (ops D.3), and the application state queries of appRuntimeStateRuntime (spec; ops D.4).
-// Every deployment returns its progress object and honours `Prefer`.
+// Deployments: the deployment manager (spec; ops D.2; rc DeploymentManager), one application's
+// deployment runtime (rc AppDeploymentRuntime), progress objects (ops D.3), and the application
+// state queries of appRuntimeStateRuntime (spec; ops D.4). Every deployment returns its progress
+// object and honours `Prefer`. Libraries cannot be deployed here (edit/libraries takes no new
+// items), so no library deployment runtime exists and none of its operations is declared.
 import { badRequest } from '../core/problems.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import {
@@ -27,7 +28,6 @@ import {
 
 const DM = RT + 'DeploymentManagerMBean';
 const APP = RT + 'AppDeploymentRuntimeMBean';
-const LIB = RT + 'LibDeploymentRuntimeMBean';
 const PROGRESS = RT + 'DeploymentProgressObjectMBean';
 const STATES = RT + 'AppRuntimeStateRuntimeMBean';
 
@@ -73,8 +73,6 @@ function retireTimeout(call: Invocation): number | undefined {
 
 /** The application a deployment runtime stands for. */
 const appOf = (call: Invocation) => String(call.node.record?.values.applicationName ?? call.node.identity[call.node.identity.length - 1]);
-/** The library a library deployment runtime stands for. */
-const libraryOf = (call: Invocation) => String(call.node.record?.values.libraryName ?? call.node.identity[call.node.identity.length - 1]);
 
 /** The application named by `appid`. */
 function application(call: Invocation, use: OperationServices) {
@@ -188,13 +186,6 @@ export const deploymentOperations: OperationDefinition[] = [
   ),
   defineOperation(task(APP, 'update', [ov(DEPLOY_TASK, stringTargets(), str('plan'), options())], DEPLOYER), (call, use) => runs(use.deployments.refresh(appOf(call), 'update'))),
   defineOperation(query(APP, 'getState', [ov(STRING, str('target'))]), (call, use) => returns(currentState(use, appOf(call), text(call, 'target')))),
-
-  // ---- one deployed library (rc LibDeploymentRuntime; no-argument forms and undeploy chosen by analogy) ----
-  defineOperation(task(LIB, 'redeploy', [ov(DEPLOY_TASK), ov(DEPLOY_TASK, stringTargets(), options())], DEPLOYER), (call, use) => runs(use.deployments.redeployLibrary(libraryOf(call)))),
-  defineOperation(task(LIB, 'undeploy', [ov(DEPLOY_TASK), ov(DEPLOY_TASK, stringTargets(), options())], DEPLOYER), async (call, use) => {
-    immediate(call, use);
-    return runs((await use.deployments.undeployLibrary(call.principal.user, call.session, libraryOf(call)))!);
-  }),
 
   // ---- deployment job (ops D.3) ----
   defineOperation(action(PROGRESS, 'cancel', [ov(VOID)], DEPLOYER), (call, use) => {

@@ -123,27 +123,6 @@ export class Deployments {
     return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
   }
 
-  /** The names of the servers, clusters and virtual targets a library is targeted to; refuses an unknown library. */
-  private libraryTargets(name: string): string[] {
-    const lib = this.engine.currentTopology.items([], 'libraries').find((l) => l.name === name);
-    if (!lib) throw badRequest(`There is no library named '${name}'.`, 'name');
-    return this.targetNames(lib.values.targets);
-  }
-
-  /** Redeploys a library: its archive is read again on its targets. */
-  redeployLibrary(name: string): Task {
-    return this.progress(name, 'redeploy', this.libraryTargets(name), () => undefined);
-  }
-
-  /** Removes a library from the configuration (in the caller's session) and from its targets. */
-  async undeployLibrary(user: string, session: string, name: string): Promise<Task | undefined> {
-    const targets = this.libraryTargets(name);
-    const implicit = this.config.isImplicit(user, session);
-    await this.config.delete(user, session, { key: itemKey('libraries', name), identity: ['libraries', name] }, this.config.domainProp('libraries'));
-    if (!implicit) return undefined;
-    return this.progress(name, 'undeploy', targets, () => undefined);
-  }
-
   /**
    * Adds a code source to the extension class loader of the targeted servers: a progress object
    * named after the archive, which completes once the servers took it in.

@@ -436,9 +436,6 @@ export class RuntimeEngine {
     for (const app of apps) {
       b.item(deployment, 'appDeploymentRuntimes', app.name, { applicationName: app.name, applicationVersion: null, modules: [app.name] });
     }
-    for (const lib of t.items([], 'libraries')) {
-      b.item(deployment, 'libDeploymentRuntimes', lib.name, { libraryName: lib.name, libraryIdentifier: lib.name, partitionName: null });
-    }
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: apps.map((a) => a.name) });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
     for (const rg of t.items([], 'resourceGroups')) b.item(root, 'resourceGroupLifeCycleRuntimes', rg.name, {});

@@ -37,6 +37,8 @@ test('operations that have no meaning here are not declared', () => {
     [`${RT}MessageDrivenEJBRuntimeMBean`, 'resume'],
     ['appserver.management.configuration.CoherenceClusterSystemResourceMBean', 'importCustomClusterConfigurationFile'],
     [`${RT}JMSMessageManagementRuntimeMBean`, 'deleteMessages'],
+    [`${RT}LibDeploymentRuntimeMBean`, 'redeploy'],
+    [`${RT}LibDeploymentRuntimeMBean`, 'undeploy'],
     // Only the default authenticator holds users and groups to move.
     ['appserver.security.providers.xacml.authorization.XACMLAuthorizerMBean', 'exportData'],
   ];
