@@ -1,7 +1,8 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
 import { join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
-import { Domain } from '../domain/domain.js';
+import { openDomain } from '../domain/bootstrap.js';
+import type { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
@@ -86,7 +87,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   prepareDataDir(opts.dataDir);
   const store = openStore(opts.dataDir, opts.store);
   const password = passwordReveal(opts.dataDir, passwordOutput(opts));
-  const opened = await Domain.open(catalog, store, {
+  const opened = await openDomain(catalog, store, {
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: opts.host,
@@ -152,7 +153,7 @@ export async function initDataDir(
   }
   if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
   const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
-  const opened = await Domain.open(loadCatalog(), openStore(dataDir, storeUrl), {
+  const opened = await openDomain(loadCatalog(), openStore(dataDir, storeUrl), {
     adminUser: process.env.APPSERVER_ADMIN_USER,
     adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',
