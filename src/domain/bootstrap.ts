@@ -7,6 +7,7 @@ import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { RealScheduler, type Scheduler } from '../core/clock.js';
+import { type Log, SILENT_LOG } from '../core/log.js';
 import { LifecycleService } from '../lifecycle/service.js';
 import { Deployments } from '../runtime/deployments.js';
 import { RuntimeEngine } from '../runtime/engine.js';
@@ -36,6 +37,8 @@ export interface DomainOptions {
   template?: 'demo' | DomainSize;
   /** Clock of lifecycle tasks (tests pass a manual one). */
   scheduler?: Scheduler;
+  /** Where activations and lifecycle changes are logged (default: nowhere). */
+  log?: Log;
   timings?: Partial<LifecycleTimings>;
   /** Where the key of sealed values comes from (never the store), and the key found there if any. */
   secretKey: SecretKeySource;
@@ -137,6 +140,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   const lifecycle = new LifecycleService(store, secrets, configService, topology, () => scheduler.now(), (ms, fn) => scheduler.after(ms, fn));
   const persistence = new RuntimePersistence(store, runtime, tasks);
   const domain = new Domain({
+    log: opts.log ?? SILENT_LOG,
     catalog,
     store,
     scheduler,

@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/load.js';
 import type { ActivationResult, ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
 import type { Scheduler } from '../core/clock.js';
+import type { Log } from '../core/log.js';
 import type { LifecycleService } from '../lifecycle/service.js';
 import type { Deployments } from '../runtime/deployments.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
@@ -19,6 +20,7 @@ import type { BeanTree } from '../tree/records.js';
 import type { ClusterCoordinator } from './coordinator.js';
 
 export interface DomainParts {
+  log: Log;
   catalog: Catalog;
   store: Store;
   scheduler: Scheduler;
@@ -34,6 +36,7 @@ export interface DomainParts {
 }
 
 export class Domain implements DomainParts {
+  readonly log: Log;
   readonly catalog: Catalog;
   readonly store: Store;
   readonly scheduler: Scheduler;
@@ -48,6 +51,7 @@ export class Domain implements DomainParts {
   readonly coordinator: ClusterCoordinator;
 
   constructor(parts: DomainParts) {
+    this.log = parts.log;
     this.catalog = parts.catalog;
     this.store = parts.store;
     this.scheduler = parts.scheduler;
@@ -65,9 +69,10 @@ export class Domain implements DomainParts {
 
   /** How the parts follow one another. */
   private wire(): void {
-    const { configService, runtime, security, catalog, persistence } = this;
+    const { configService, runtime, security, catalog, persistence, log } = this;
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
     configService.onActivation(async (result) => {
+      if (!result.remote) log.info({ version: result.version, changes: result.changes.length, restartRequired: result.restartRequired }, `activated configuration version ${result.version}`);
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
       runtime.applyActivation(result.changes, topology);
@@ -76,6 +81,7 @@ export class Domain implements DomainParts {
       persistence.saveState();
       await persistence.flush();
     });
+    runtime.onServerState = (server, state) => log.info({ server, state }, `server ${server} is ${state}`);
     runtime.editSessions = () => configService.allSessions().map((s) => ({ ...s.info }));
     configService.onSessionsChanged(() => runtime.refreshEditSessions());
     runtime.refreshEditSessions();

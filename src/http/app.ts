@@ -2,7 +2,7 @@
 // catch-all route that hands every management and lifecycle URL to its handler.
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { Domain } from '../domain/domain.js';
 import { Renderer } from '../render/entity.js';
@@ -47,7 +47,8 @@ export interface AppDependencies {
 }
 
 export interface AppOptions {
-  logger?: boolean | { level: string };
+  /** The server's logger (default: none). */
+  logger?: FastifyBaseLogger;
   /** Largest request body accepted (uploads aside), in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Limits of application uploads (default: files up to 512 MiB, 1 GiB staged at once). */
@@ -95,7 +96,9 @@ export function acceptsJson(accept: string | undefined): boolean {
 export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Promise<FastifyInstance> {
   const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // One line per request is for debugging (see the onResponse hook), not the default log.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
@@ -261,9 +264,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', async (request, reply) => {
     deps.stats.completed++;
-    if (reply.statusCode >= 400 && reply.statusCode !== 401) {
-      request.log.info({ status: reply.statusCode, method: request.method, url: request.url }, 'request refused');
-    }
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {

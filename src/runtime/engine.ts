@@ -84,6 +84,8 @@ export class RuntimeEngine {
   editSessions: () => EditSessionView[] = () => [];
   /** Called after every change of the durable state (persists it). */
   onStateChange: () => void = () => {};
+  /** Called when a server moves to another lifecycle state (logs it). */
+  onServerState: (server: string, state: ServerState) => void = () => {};
   /** When each running server reached a running state (epoch ms). */
   private readonly activationTimes = new Map<string, number>();
 
@@ -128,6 +130,7 @@ export class RuntimeEngine {
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
   setServerState(name: string, next: ServerState): void {
     const was = this.serverTrees.has(name);
+    if (this.state.servers.get(name) !== next) this.onServerState(name, next);
     this.state.servers.set(name, next);
     const reachable = REACHABLE.has(next);
     if (reachable && !was) {
