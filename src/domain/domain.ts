@@ -2,6 +2,8 @@
 // store (or created from the demo template on first start).
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/load.js';
+import { standardBehaviours } from '../behaviour/index.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { type ActivationResult, ConfigService } from '../config/config-service.js';
 import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
@@ -74,6 +76,8 @@ export class Domain {
 
   private constructor(
     readonly catalog: Catalog,
+    /** What the domain's bean types do beyond what the catalog says. */
+    readonly behaviours: BehaviourRegistry,
     readonly store: Store,
     readonly configService: ConfigService,
     readonly runtime: RuntimeEngine,
@@ -212,9 +216,10 @@ export class Domain {
       await security.load();
     }
     const secrets = new Secrets(key);
-    const configService = await ConfigService.load(catalog, store, config, secrets, scheduler);
-    const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
-    const domain = new Domain(catalog, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
+    const behaviours = standardBehaviours(catalog);
+    const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
+    const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now());
+    const domain = new Domain(catalog, behaviours, store, configService, runtime, security, scheduler, { ...DEFAULT_TIMINGS, ...opts.timings }, secrets);
     await domain.lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
     // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.
     domain.tasks.load(await store.tasks(), alone);
