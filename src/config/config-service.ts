@@ -614,6 +614,7 @@ export class ConfigService {
   }
 
   private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>): void {
+    // Rules spanning beans first (the domain must name an administration server it has).
     checkUpdate(this.behaviours, type, s, node.key, body);
     const current = s.bean(node.key);
     const values = validateWrite(this.writeContext(s), type, body, { ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
@@ -622,6 +623,7 @@ export class ConfigService {
   }
 
   private deleteIn(s: EditSession, node: Owner, prop: PropDef): void {
+    // Protected beans first (the administration server).
     const type = this.typeAt(s, node.key);
     if (type) checkDelete(this.behaviours, type, s, node.key);
     if (prop.shape === 'singleton' && !prop.optional) {

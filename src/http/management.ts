@@ -201,7 +201,7 @@ export class ManagementHandler {
   /** The handler that deletes a runtime collection item, when its collection has one. */
   private runtimeCollection(node: BeanNode) {
     const owner = this.collectionOwner(node);
-    return owner ? this.deps.actions.collectionHandler(owner.type, node.via!.name) : undefined;
+    return owner && node.via ? this.deps.actions.collectionHandler(owner.type, node.via.name) : undefined;
   }
 
   /** The bean owning the collection `node` is an item of (undefined when it is no item). */
