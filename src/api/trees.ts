@@ -1,21 +1,21 @@
 // The five bean trees of a request, seen from its partition scope.
 import type { Catalog } from '../catalog/load.js';
-import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { ACTIVATION, AUDIT_RECORD } from '../catalog/overlay/rest-only.js';
 import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { BeanRecord, TreeSource } from '../tree/records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
-import { type RequestStats, adminServerLive } from '../runtime/live.js';
+import { type DerivedContext, type ProcessFigures, derivedValues } from '../behaviour/derived-values.js';
+import { isPartitionCollection } from '../behaviour/partition-scope.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
+import { type RequestStats, processFigures } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
 
 export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
-
-/** Collections whose items are partitions: a partition-scoped request sees only its own. */
-const PARTITION_COLLECTIONS = new Set(['partitions', 'domainPartitionRuntimes', 'partitionRuntimes']);
 
 export interface Scope {
   partition?: string;
@@ -28,7 +28,8 @@ export interface Scope {
 }
 
 export class Trees {
-  private readonly adminLive;
+  private readonly process: ProcessFigures;
+  private readonly behaviours: BehaviourRegistry;
   /** The domain runtime tree with its tasks. */
   private readonly domainSource: TreeSource;
 
@@ -37,7 +38,8 @@ export class Trees {
     private readonly domain: Domain,
     stats: RequestStats,
   ) {
-    this.adminLive = adminServerLive(stats);
+    this.process = processFigures(stats);
+    this.behaviours = domain.behaviours;
     this.domainSource = new WithTasks(domain.tasks, () => domain.runtime.domainTree);
   }
 
@@ -47,18 +49,19 @@ export class Trees {
   }
 
   private unrestricted(name: TreeName, scope: Scope): TreeRoot {
-    const filter = scopeFilter(scope);
+    const filter = this.scopeFilter(scope);
     switch (name) {
       case 'edit': {
         const service = this.domain.configService;
         const session = service.session(scope.session ?? DEFAULT_SESSION);
+        const live = this.derived({ ...this.context(scope), changeManager: () => service.changeManagerValues(session) });
         return {
           name,
           source: new WithActivations(session, service),
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
           editable: true,
-          live: (node) => (node.type.name === CHANGE_MANAGER ? service.changeManagerValues(session) : undefined),
+          live,
           ...(filter ? { filter } : {}),
         };
       }
@@ -75,27 +78,47 @@ export class Trees {
       case 'domainRuntime':
         return this.domainRuntime(scope, filter);
       case 'serverRuntime':
-        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter)!;
+        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter, this.derived(this.context(scope)))!;
     }
+  }
+
+  /** What derived values are read from, for a request of this scope. */
+  private context(scope: Scope): DerivedContext {
+    const config = this.domain.configService;
+    const lockouts = this.domain.security.lockouts;
+    return {
+      runtime: this.domain.runtime,
+      adminServer: this.domain.topology().adminServerName,
+      process: this.process,
+      lockouts: () => ({ ...lockouts.current() }),
+      editSession: (name) => {
+        const s = config.allSessions().find((x) => x.info.name === name);
+        return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
+      },
+      ...(scope.partition ? { partition: scope.partition } : {}),
+    };
+  }
+
+  private derived(ctx: DerivedContext): LiveValues {
+    return (node) => derivedValues(this.behaviours, node, ctx);
+  }
+
+  /** Hides the other partitions from a partition-scoped request. */
+  private scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {
+    const partition = scope.partition;
+    if (!partition) return undefined;
+    return (prop, name) => !isPartitionCollection(this.behaviours, prop) || name === partition;
   }
 
   private domainRuntime(scope: Scope, filter: TreeRoot['filter']): TreeRoot {
     const runtime = this.domain.runtime;
+    const live = this.derived(this.context(scope));
     const servers: Mount = {
       names: () => runtime.runningServers(),
       root: (server) => {
-        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter);
+        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter, live);
         return root && scope.restricted ? { ...root, restricted: true } : root;
       },
-    };
-    const partition = scope.partition;
-    const config = this.domain.configService;
-    const states = runtime.live(null);
-    const live: LiveValues = (node) => {
-      if (node.key === '' && partition) return { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] };
-      if (node.type.short !== 'EditSessionConfigurationRuntime') return states(node);
-      const s = config.allSessions().find((x) => x.info.name === node.record?.values.name);
-      return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
     };
     return {
       name: 'domainRuntime',
@@ -109,20 +132,15 @@ export class Trees {
     };
   }
 
-  private serverRoot(server: string, base: string[], filter: TreeRoot['filter']): TreeRoot | undefined {
+  private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues): TreeRoot | undefined {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
-    const admin = server === this.domain.topology().adminServerName;
-    const runtime = this.domain.runtime.live(server);
-    // The realm's lockouts are the domain's: every server's user lockout manager shows them.
-    const lockouts = this.domain.security.lockouts;
-    const states: LiveValues = (node) => (node.type.short === 'UserLockoutManagerRuntime' ? { ...lockouts.current() } : runtime(node));
-    const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
       source: new WithTasks(this.domain.tasks, () => new WithConnections(tree, this.domain.runtime.pools, server), serverTaskPrefix(server)),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
+      server,
       editable: false,
       live,
       ...(filter ? { filter } : {}),
@@ -178,14 +196,4 @@ class WithAudit implements TreeSource {
     if (collectionKey !== AUDIT) return this.inner.itemNames(collectionKey);
     return this.audit.page.map((r) => String(r.id));
   }
-}
-
-function merge(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return a && b ? { ...a, ...b } : (a ?? b);
-}
-
-function scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {
-  const partition = scope.partition;
-  if (!partition) return undefined;
-  return (prop, name) => !PARTITION_COLLECTIONS.has(prop.name) || name === partition;
 }

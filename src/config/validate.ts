@@ -2,6 +2,8 @@
 import { type ProblemDetail, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
+import { isCreateOnly } from '../behaviour/create-only.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { toWire, zeroOf } from '../render/values.js';
 import type { BeanRecord } from '../tree/records.js';
 import { keyOfIdentity } from '../core/identity.js';
@@ -15,23 +17,10 @@ export interface WriteValues {
 
 export interface WriteContext {
   catalog: Catalog;
+  behaviours: BehaviourRegistry;
   secrets: Secrets;
   /** Looks a bean up in the session's view (for reference checks). */
   lookup: (key: string) => BeanRecord | undefined;
-}
-
-/**
- * Read-only properties a create may still set: where a deployment comes from is given when it is
- * made and never changed afterwards.
- */
-const CREATE_ONLY: Record<string, readonly string[]> = {
-  'appserver.management.configuration.BasicDeploymentMBean': ['sourcePath'],
-  'appserver.management.configuration.PartitionMBean': ['partitionID'],
-  'appserver.management.configuration.AppDeploymentMBean': ['sourcePath', 'planPath', 'planDir', 'installDir', 'stagingMode', 'planStagingMode', 'securityDDModel', 'altDescriptorPath', 'altDescriptorDir', 'versionIdentifier'],
-};
-
-function createOnly(type: TypeDef, name: string): boolean {
-  return [type.name, ...type.ancestors].some((t) => CREATE_ONLY[t]?.includes(name));
 }
 
 /** Keys a client may echo back from a GET body; they carry no change. */
@@ -100,7 +89,8 @@ export function validateWrite(
       }
       continue;
     }
-    if (!p.writable && !(current === undefined && createOnly(type, name))) {
+    // Read-only properties a create may still set (create-only) are set once, when the bean is made.
+    if (!p.writable && !(current === undefined && isCreateOnly(ctx.behaviours, type, name))) {
       // Echoing back what a GET showed changes nothing and is not an error.
       if (current !== undefined && (raw === null || same(raw, toWire(p, name in current ? current[name] : p.hasDefault ? p.defaultValue : zeroOf(p))))) continue;
       problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });

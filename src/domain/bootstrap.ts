@@ -1,6 +1,7 @@
 // Opening a domain: the store is opened and checked, the domain is created from its template where
 // none exists yet (the demo domain, or a generated one) or loaded, and its parts are built.
 import { randomUUID } from 'node:crypto';
+import { standardBehaviours } from '../behaviour/index.js';
 import type { Catalog } from '../catalog/load.js';
 import { ConfigService } from '../config/config-service.js';
 import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
@@ -132,8 +133,9 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     await security.load();
   }
   const secrets = new Secrets(key);
-  const configService = await ConfigService.load(catalog, store, config, secrets, scheduler);
-  const runtime = new RuntimeEngine(catalog, new Topology(config), state, () => scheduler.now());
+  const behaviours = standardBehaviours(catalog);
+  const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
+  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now());
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
   const topology = () => new Topology(configService.config);
   const tasks = new TaskEngine(scheduler);
@@ -142,6 +144,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   const domain = new Domain({
     log: opts.log ?? SILENT_LOG,
     catalog,
+    behaviours,
     store,
     scheduler,
     configService,

@@ -1,6 +1,7 @@
 // The domain: its parts, each with one job (configuration and edit sessions, runtime and tasks, the
 // Lifecycle Manager, security, persistence of the runtime, coordination with servers sharing the
 // store), and the wiring between them. `openDomain` (bootstrap.ts) builds it.
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import type { Catalog } from '../catalog/load.js';
 import type { ActivationResult, ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
@@ -22,6 +23,8 @@ import type { ClusterCoordinator } from './coordinator.js';
 export interface DomainParts {
   log: Log;
   catalog: Catalog;
+  /** What each bean type does beyond its catalog data. */
+  behaviours: BehaviourRegistry;
   store: Store;
   scheduler: Scheduler;
   configService: ConfigService;
@@ -38,6 +41,7 @@ export interface DomainParts {
 export class Domain implements DomainParts {
   readonly log: Log;
   readonly catalog: Catalog;
+  readonly behaviours: BehaviourRegistry;
   readonly store: Store;
   readonly scheduler: Scheduler;
   readonly configService: ConfigService;
@@ -53,6 +57,7 @@ export class Domain implements DomainParts {
   constructor(parts: DomainParts) {
     this.log = parts.log;
     this.catalog = parts.catalog;
+    this.behaviours = parts.behaviours;
     this.store = parts.store;
     this.scheduler = parts.scheduler;
     this.configService = parts.configService;

@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     done();
   });
 
-  const resolver = new Resolver(deps.catalog);
+  const resolver = new Resolver(deps.catalog, deps.domain.behaviours);
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);

@@ -24,6 +24,7 @@ import { originOf } from './origin.js';
 import type { RequestPath } from './request-path.js';
 import { sendJson } from './send.js';
 import { CURRENT_VERSION, LEGACY_VERSION, managementVersion } from '../catalog/versions.js';
+import { deploysThrough } from '../behaviour/deployables.js';
 
 export interface ManagementDependencies {
   catalog: Catalog;
@@ -34,11 +35,6 @@ export interface ManagementDependencies {
   actions: ActionRegistry;
   searcher: Searcher;
   deploys: DeployRequests;
-}
-
-/** Application deployments made through the edit tree deploy for real (a progress object). */
-function isDeployments(owner: BeanNode, prop: PropDef): boolean {
-  return owner.key === '' && prop.name === 'appDeployments';
 }
 
 /** Request header naming the edit session a request works in. */
@@ -129,10 +125,10 @@ export class ManagementHandler {
           handler.mayChange?.(principal);
           return none;
         }
-        if (target.kind === 'collection' && prop.creators.length === 0 && !isDeployments(owner, prop)) throw methodNotAllowed(method, ['GET']);
+        if (target.kind === 'collection' && prop.creators.length === 0 && !this.deploys(owner, prop)) throw methodNotAllowed(method, ['GET']);
         if (method !== 'POST') throw methodNotAllowed(method, ['GET', 'POST']);
         auditRefusal(request, 'create', [...owner.path, prop.name].join('/'), () => authorize(principal, { kind: 'write', type: this.deps.catalog.type(prop.creators[0] ?? prop.javaType) }));
-        return { upload: isDeployments(owner, prop) };
+        return { upload: this.deploys(owner, prop) };
       }
       case 'createForm':
         throw methodNotAllowed(method, ['GET']);
@@ -182,7 +178,7 @@ export class ManagementHandler {
             return sendJson(reply, 201, {}, { location: ctx.urls.href([...target.owner.root.base, ...identity]) });
           });
         }
-        if (target.prop.creators.length === 0 && !isDeployments(target.owner, target.prop)) throw methodNotAllowed(method, ['GET']);
+        if (target.prop.creators.length === 0 && !this.deploys(target.owner, target.prop)) throw methodNotAllowed(method, ['GET']);
         if (method === 'POST') return this.create(request, reply, target.owner, target.prop, ctx, session);
         throw methodNotAllowed(method, ['GET', 'POST']);
       case 'absent':
@@ -204,10 +200,20 @@ export class ManagementHandler {
 
   /** The handler that deletes a runtime collection item, when its collection has one. */
   private runtimeCollection(node: BeanNode) {
+    const owner = this.collectionOwner(node);
+    return owner && node.via ? this.deps.actions.collectionHandler(owner.type, node.via.name) : undefined;
+  }
+
+  /** The bean owning the collection `node` is an item of (undefined when it is no item). */
+  private collectionOwner(node: BeanNode): BeanNode | undefined {
     if (!node.via || node.via.shape !== 'collection') return undefined;
-    const ownerKey = node.identity.slice(0, -2);
-    const owner = this.deps.resolver.resolve(node.root, ownerKey, 'legacy');
-    return owner.kind === 'bean' ? this.deps.actions.collectionHandler(owner.node.type, node.via.name) : undefined;
+    const owner = this.deps.resolver.resolve(node.root, node.identity.slice(0, -2), 'legacy');
+    return owner.kind === 'bean' ? owner.node : undefined;
+  }
+
+  /** Whether the deployment service makes and removes the items of the collection (an upload, a progress object). */
+  private deploys(owner: BeanNode, prop: PropDef): boolean {
+    return deploysThrough(this.deps.domain.behaviours, owner.type, prop.name);
   }
 
   /** Runs a write and records it in the audit trail (`path`: the bean or collection it acts on). */
@@ -219,7 +225,7 @@ export class ManagementHandler {
     return this.audited(request, 'create', [...owner.path, prop.name], async () => {
       const type = this.deps.catalog.type(prop.creators[0] ?? prop.javaType);
       authorize(request.principal, { kind: 'write', type });
-      if (isDeployments(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
+      if (this.deploys(owner, prop)) return this.deps.deploys.create(request, reply, owner, ctx, session);
       const identity = await this.deps.domain.configService.create(request.principal.user, session, owner, prop, bodyObject(request.body));
       return sendJson(reply, 201, {}, { location: ctx.urls.href([...owner.root.base, ...identity]) });
     });
@@ -237,7 +243,8 @@ export class ManagementHandler {
     return this.audited(request, 'delete', node.path, async () => {
       authorize(request.principal, { kind: 'write', type: node.type });
       if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
-      if (node.identity.length === 2 && node.identity[0] === 'appDeployments') return this.deps.deploys.remove(request, reply, node, ctx, session);
+      const owner = this.collectionOwner(node);
+      if (owner && this.deploys(owner, node.via)) return this.deps.deploys.remove(request, reply, node, ctx, session);
       await this.deps.domain.configService.delete(request.principal.user, session, node, node.via);
       return sendJson(reply, 200, {});
     });

@@ -62,7 +62,7 @@ export class Renderer {
       push(links, ctx, 'create', ctx.urls.href([...owner.path, prop.name]));
       out.links = links;
     }
-    const blank: BeanNode = { root: owner.root, type, key: '', identity: [], path, parentPath: owner.path };
+    const blank: BeanNode = { root: owner.root, type, key: '', identity: [], path, parentPath: owner.path, scope: owner.scope };
     for (const p of type.fields[ctx.version]) {
       if (!(p.writable || p.name === 'type') || !wantsField(ctx.shape, p.name)) continue;
       if (p.name === 'type') out.type = type.discriminator;

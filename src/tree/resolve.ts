@@ -6,6 +6,11 @@ import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
 import { type BeanRecord, type TreeSource } from './records.js';
 import { childKey, itemKey } from '../core/identity.js';
+import type { BeanScope } from '../behaviour/bean.js';
+import { itemScope } from '../behaviour/partition-scope.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
+
+export type { BeanScope } from '../behaviour/bean.js';
 
 export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
 
@@ -24,6 +29,8 @@ export interface TreeRoot {
   type: TypeDef;
   /** URL segments from the version root to this tree's root. */
   base: readonly string[];
+  /** The server whose runtime tree this is (absent for the domain's trees). */
+  server?: string;
   mounts?: ReadonlyMap<string, Mount>;
   /** Hides collection items outside the request's partition scope. */
   filter?: (prop: PropDef, name: string) => boolean;
@@ -49,7 +56,12 @@ export interface BeanNode {
   parentPath: readonly string[];
   /** The child property of the owning bean this bean was reached through (absent for roots). */
   via?: PropDef;
+  /** The server and partition the bean belongs to, as the path to it says. */
+  scope: BeanScope;
 }
+
+/** The scope of the domain's own beans. */
+const DOMAIN_SCOPE: BeanScope = Object.freeze({});
 
 export type Target =
   | { kind: 'bean'; node: BeanNode }
@@ -61,7 +73,10 @@ export type Target =
   | { kind: 'search'; node: BeanNode; path: readonly string[] };
 
 export class Resolver {
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly behaviours: BehaviourRegistry,
+  ) {}
 
   rootNode(root: TreeRoot): BeanNode {
     const record = root.source.bean('');
@@ -73,6 +88,7 @@ export class Resolver {
       ...(record ? { record } : {}),
       path: root.base,
       parentPath: root.base.slice(0, -1),
+      scope: root.server !== undefined ? { server: root.server } : DOMAIN_SCOPE,
     };
   }
 
@@ -91,7 +107,7 @@ export class Resolver {
     const key = childKey(node.key, prop.name);
     const record = node.root.source.bean(key);
     if (!record && prop.optional) return undefined;
-    return this.childNode(node, prop, key, [...node.identity, prop.name], [...node.path, prop.name], node.path, record);
+    return this.childNode(node, prop, key, [...node.identity, prop.name], [...node.path, prop.name], node.path, record, node.scope);
   }
 
   /** The item `name` of a child collection. */
@@ -102,7 +118,8 @@ export class Resolver {
     const record = node.root.source.bean(key);
     if (!record) return undefined;
     const colPath = [...node.path, prop.name];
-    return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record);
+    const scope = itemScope(this.behaviours, node.scope, prop, name);
+    return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record, scope);
   }
 
   /** Items of a child collection, in order, honouring the partition scope. */
@@ -180,6 +197,7 @@ export class Resolver {
     path: string[],
     parentPath: readonly string[],
     record: BeanRecord | undefined,
+    scope: BeanScope,
   ): BeanNode {
     const type = this.catalog.type(record?.type ?? prop.javaType);
     const parentName = parent.record?.values.name ?? parent.parentName;
@@ -193,6 +211,7 @@ export class Resolver {
       path,
       parentPath,
       via: prop,
+      scope,
     };
   }
 }
