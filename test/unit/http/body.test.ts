@@ -15,6 +15,7 @@ import {
   pairs,
   parseLenient,
 } from '../../../src/http/body.js';
+import { text } from '../../support/arbitraries.js';
 
 /** The 400 a body gets. */
 function refusal(read: () => unknown): Problem {
@@ -158,7 +159,7 @@ test('duplicateKey finds the first repeated key and where it is', () => {
 });
 
 test('any object with distinct keys is accepted, and repeating one of its keys is refused', () => {
-  const keys = fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 8 }), { minLength: 1, maxLength: 8 });
+  const keys = fc.uniqueArray(text({ maxLength: 8 }), { minLength: 1, maxLength: 8 });
   fc.assert(
     fc.property(keys, fc.nat(), (list, pick) => {
       const members = list.map((k, i) => `${JSON.stringify(k)}:${i}`);
