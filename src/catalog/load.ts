@@ -55,14 +55,20 @@ export class Catalog {
       for (const p of patch.properties ?? []) addProp(t, toPropDef(p), true);
       for (const hidden of patch.hide ?? []) removeProp(t, hidden);
     }
-    // Properties and operations declared on a base type reach every subtype.
+    // Properties and operations declared on a base type reach every subtype; the overlay's version of
+    // a property replaces the catalog's, and the nearest patch wins.
     for (const t of this.types.values()) {
       const lineage = [t.name, ...t.ancestors];
+      const patched = new Set((overlay.patches[t.name]?.properties ?? []).map((p) => p.n));
       for (const anc of lineage) {
         const patch = overlay.patches[anc];
         if (!patch) continue;
         if (anc !== t.name) {
-          for (const p of patch.properties ?? []) if (!t.prop.has(p.n)) addProp(t, toPropDef(p), false);
+          for (const p of patch.properties ?? []) {
+            if (patched.has(p.n)) continue;
+            patched.add(p.n);
+            addProp(t, toPropDef(p), true);
+          }
           for (const hidden of patch.hide ?? []) removeProp(t, hidden);
         }
         for (const op of patch.operations ?? []) {

@@ -1,4 +1,5 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
+import { LONE_SURROGATE } from '../core/text.js';
 import { type ProblemDetail, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
@@ -29,8 +30,6 @@ const IGNORED = new Set(['links', 'identity']);
 /** Characters a bean name may not hold: they would break URLs, identities or object names. */
 const BAD_NAME = /[/\\,=:*?"<>|%\u0000-\u001f\u007f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/u;
 
-/** Half of a surrogate pair without its other half: not a character at all. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a name cannot name a bean, or undefined when it can. */
 export function nameProblem(name: unknown): string | undefined {

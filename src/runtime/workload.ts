@@ -49,7 +49,8 @@ export function counter(seed: string, name: string, perSecond: number, elapsedMs
 /** The wave of a gauge in [0, 1] at a step of its grid. */
 function level(seed: string, name: string, step: number): number {
   const { period, phase } = wave(seed, name);
-  const t = step * GAUGE_STEP_MS;
+  // The gauge repeats each period: the step within it gives the same value, without rounding drift.
+  const t = (step % (period / GAUGE_STEP_MS)) * GAUGE_STEP_MS;
   const g = 0.5 + 0.3 * Math.sin((TAU * t) / period + phase) + 0.2 * Math.sin((TAU * t * 4) / period + phase * 1.3);
   return Math.min(1, Math.max(0, g));
 }

@@ -1,6 +1,7 @@
 // Small bean trees held in memory, built with the TreeBuilder against the real catalog, for unit
 // tests of resolution and rendering: no server, no store, no socket.
 import assert from 'node:assert/strict';
+import { standardBehaviours } from '../../src/behaviour/index.js';
 import { loadCatalog } from '../../src/catalog/load.js';
 import type { ApiVersion } from '../../src/catalog/model.js';
 import { Renderer, type RenderContext } from '../../src/render/entity.js';
@@ -16,7 +17,10 @@ export const CFG = 'appserver.management.configuration.';
 export const RT = 'appserver.management.runtime.';
 export const DEFAULT_AUTHENTICATOR = 'appserver.security.providers.authentication.DefaultAuthenticatorMBean';
 
-export const resolver = new Resolver(catalog);
+/** What the types do beyond their data, as the server registers it. */
+export const behaviours = standardBehaviours(catalog);
+
+export const resolver = new Resolver(catalog, behaviours);
 export const renderer = new Renderer(resolver);
 export const searcher = new Searcher(resolver, renderer);
 

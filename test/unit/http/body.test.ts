@@ -88,7 +88,7 @@ test('relaxed JSON is read only up to 64 KiB; larger bodies must be strict', () 
   assert.deepEqual(json(`{a: 1${' '.repeat(MAX_RELAXED_BYTES - 10)}}`), { a: 1 });
 });
 
-test('a large body that is not JSON is refused at its place, without quoting it', { todo: 'V8 words some errors "Unexpected token \'}\', ...\\"<text>\\" is not valid JSON", with no position: the message then quotes the body and says no line' }, () => {
+test('a large body that is not JSON is refused at its place, without quoting it', () => {
   const p = refusal(() => json(`{"a":${' '.repeat(MAX_RELAXED_BYTES + 10)}}}`));
   assert.match(p.message, /at line 1, column \d+/);
   assert.doesNotMatch(p.message, /\}\}"/);
