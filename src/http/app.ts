@@ -12,6 +12,8 @@ import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
 import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../api/trees.js';
+import { LifecycleWriter } from '../api/lifecycle-writer.js';
+import { EditWriter } from '../api/writers.js';
 import { registerConfigActions } from '../actions/config-actions.js';
 import { ActionRegistry } from '../actions/invoke.js';
 import { registerDeploymentActions } from '../actions/deployment-actions.js';
@@ -25,7 +27,6 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
 import { clientAddress, registerAudit } from './audit-request.js';
-import { LifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
 import { parseTrustedProxies } from './origin.js';
 import { parseRequestPath } from './request-path.js';
@@ -145,7 +146,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
-  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
   // Every audit record is logged too (failed logins with the user name tried, never a password).
   deps.domain.security.audit.onRecord = (record) => app.log.info({ audit: record }, 'audit');
   deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
@@ -177,7 +177,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     ...DEFAULT_UPLOAD_LIMITS,
     ...opts.uploads,
   });
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher, deploys });
+  const writers = { edit: new EditWriter(deps.catalog, deps.domain.configService), lifecycle: new LifecycleWriter(deps.domain.lifecycle) };
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, writers, actions, searcher, deploys });
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
@@ -235,7 +236,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
     const path = parseRequestPath(request.raw.url ?? '/');
-    const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
+    const accepts = await management.preflight(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
       throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
     }
@@ -286,9 +287,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const app = apps.application(request.url);
     if (app) return apps.handle(request, reply, app);
-    const path = parseRequestPath(request.raw.url ?? '/');
-    if (path.api === 'lifecycle') return lifecycle.handle(request, reply, path);
-    return management.handle(request, reply, path);
+    return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
   };
   app.all('/*', handle);
   return app;
