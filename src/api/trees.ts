@@ -17,6 +17,7 @@ import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
 import { keyOfIdentity } from '../core/identity.js';
+import { partitionsNeeded } from '../lifecycle/beans.js';
 
 /** The trees of a management version, named by the first segment after it. */
 export const TREE_NAMES = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'] as const satisfies readonly TreeName[];
@@ -66,9 +67,12 @@ export class Trees {
     return versionRoot(this.catalog, version, caller);
   }
 
-  /** The Lifecycle Manager's resources, from its records as this request sees them. */
-  lifecycle(source: TreeSource): TreeRoot {
-    return lifecycleRoot(this.catalog, source);
+  /**
+   * The Lifecycle Manager's resources for a request at `segments` below the version (`reading`:
+   * GET or HEAD). The partitions of a runtime the request shows or names are fetched from it first.
+   */
+  async lifecycle(segments: readonly string[], reading: boolean): Promise<TreeRoot> {
+    return lifecycleRoot(this.catalog, await this.domain.lifecycle.beans(partitionsNeeded(segments, reading)));
   }
 
   root(name: ManagementTreeName, scope: Scope): TreeRoot {

@@ -7,7 +7,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
-import { partitionsNeeded } from '../lifecycle/beans.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import { Urls } from '../render/links.js';
 import { type Shape, parseShape } from '../render/query.js';
@@ -161,10 +160,9 @@ export class ManagementHandler {
       const base = '/management/lifecycle';
       if (path.version === undefined) return { root: trees.versions('lifecycle'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
       if (!isLifecycleVersion(path.version)) throw notFound(path.version);
-      const reading = request.method === 'GET' || request.method === 'HEAD';
-      const beans = await domain.lifecycle.beans(partitionsNeeded(path.rest, reading));
+      const root = await trees.lifecycle(path.rest, request.method === 'GET' || request.method === 'HEAD');
       const urls = new Urls(origin, `${base}/${encodeURIComponent(path.version)}`);
-      return { root: trees.lifecycle(beans), segments: path.rest, version: 'current', urls, shape };
+      return { root, segments: path.rest, version: 'current', urls, shape };
     }
     if (path.partition !== undefined && !this.partitionExists(path.partition)) throw notFound(path.partition);
     const shape = shapeOf();
