@@ -1,9 +1,14 @@
-// The five bean trees of a request, seen from its partition scope.
+// The bean trees of a request: the five management trees seen from its partition scope, the
+// version lists and versions of both interfaces, and the Lifecycle Manager's resources.
 import type { Catalog } from '../catalog/load.js';
-import { ACTIVATION, AUDIT_RECORD } from '../catalog/overlay/rest-only.js';
+import type { ApiVersion } from '../catalog/model.js';
+import { LIFECYCLE_ROOT } from '../catalog/overlay/lifecycle.js';
+import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { CURRENT_USER, LIFECYCLE_VERSIONS, MANAGEMENT_VERSION, MANAGEMENT_VERSIONS } from '../catalog/overlay/versions.js';
+import { CURRENT_VERSION, LEGACY_VERSION, LIFECYCLE_VERSION } from '../catalog/versions.js';
 import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
-import type { BeanRecord, TreeSource } from '../tree/records.js';
+import { BeanTree, type BeanRecord, type TreeSource } from '../tree/records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
@@ -14,8 +19,15 @@ import { type RequestStats, processFigures } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
+import { keyOfIdentity } from '../core/identity.js';
+import { partitionsNeeded } from '../lifecycle/beans.js';
 
-export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
+/** The trees of a management version, named by the first segment after it. */
+export const TREE_NAMES = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'] as const satisfies readonly TreeName[];
+export type ManagementTreeName = (typeof TREE_NAMES)[number];
+
+/** The two interfaces: the management trees and the Lifecycle Manager. */
+export type Api = 'appserver' | 'lifecycle';
 
 export interface Scope {
   partition?: string;
@@ -32,6 +44,7 @@ export class Trees {
   private readonly behaviours: BehaviourRegistry;
   /** The domain runtime tree with its tasks. */
   private readonly domainSource: TreeSource;
+  private readonly versionLists: Record<Api, TreeRoot>;
 
   constructor(
     private readonly catalog: Catalog,
@@ -41,14 +54,35 @@ export class Trees {
     this.process = processFigures(stats);
     this.behaviours = domain.behaviours;
     this.domainSource = new WithTasks(domain.tasks, () => domain.runtime.domainTree);
+    this.versionLists = { appserver: versionListRoot(catalog, 'appserver'), lifecycle: versionListRoot(catalog, 'lifecycle') };
   }
 
-  root(name: TreeName, scope: Scope): TreeRoot {
+  /** The version list of an interface. */
+  versions(api: Api): TreeRoot {
+    return this.versionLists[api];
+  }
+
+  /** A version of the management interface, for `user` in the request's partition. */
+  version(version: ApiVersion, user: string, partition: string | undefined): TreeRoot {
+    const p = partition === undefined ? undefined : this.domain.topology().partitions().find((x) => x.name === partition);
+    const caller = p ? { user, partitionId: String(p.values.partitionID ?? p.name), partitionName: p.name } : { user, partitionId: '0', partitionName: 'DOMAIN' };
+    return versionRoot(this.catalog, version, caller);
+  }
+
+  /**
+   * The Lifecycle Manager's resources for a request at `segments` below the version (`reading`:
+   * GET or HEAD). The partitions of a runtime the request shows or names are fetched from it first.
+   */
+  async lifecycle(segments: readonly string[], reading: boolean): Promise<TreeRoot> {
+    return lifecycleRoot(this.catalog, await this.domain.lifecycle.beans(partitionsNeeded(segments, reading)));
+  }
+
+  root(name: ManagementTreeName, scope: Scope): TreeRoot {
     const root = this.unrestricted(name, scope);
     return scope.restricted ? { ...root, restricted: true } : root;
   }
 
-  private unrestricted(name: TreeName, scope: Scope): TreeRoot {
+  private unrestricted(name: ManagementTreeName, scope: Scope): TreeRoot {
     const filter = this.scopeFilter(scope);
     switch (name) {
       case 'edit': {
@@ -146,6 +180,56 @@ export class Trees {
       ...(filter ? { filter } : {}),
     };
   }
+}
+
+/** The versions each interface lists: name, `isLatest`, `lifecycle`; the first is the current one. */
+const VERSIONS: Record<Api, { type: string; itemType: string; versions: [string, boolean, string][] }> = {
+  appserver: {
+    type: MANAGEMENT_VERSIONS,
+    itemType: MANAGEMENT_VERSION,
+    versions: [
+      [CURRENT_VERSION, true, 'active'],
+      [LEGACY_VERSION, false, 'deprecated'],
+    ],
+  },
+  lifecycle: { type: LIFECYCLE_VERSIONS, itemType: LIFECYCLE_ROOT, versions: [[LIFECYCLE_VERSION, true, 'active']] },
+};
+
+/** The version list of an interface; its URLs are relative to the list itself (nothing is above it). */
+export function versionListRoot(catalog: Catalog, api: Api): TreeRoot {
+  const { type, itemType, versions } = VERSIONS[api];
+  const tree = new BeanTree();
+  tree.setRoot({ type, values: { current: [versions[0]![0]] } });
+  // Each version sits right below the list (the collection's address is `*`).
+  for (const [version, isLatest, lifecycle] of versions) tree.putRaw(keyOfIdentity([version]), { type: itemType, values: { version, isLatest, lifecycle } }, 'versions', version);
+  return { name: 'versions', source: tree, type: catalog.type(type), base: [], editable: false, search: false };
+}
+
+/** The caller as `currentUser` shows it. */
+export interface Caller {
+  user: string;
+  partitionId: string;
+  partitionName: string;
+}
+
+/**
+ * A version of the management interface: links to its trees, and `currentUser`. Every spelling of
+ * a version in URLs shows the version's own name (`latest` shows 12.2.1.1.0).
+ */
+export function versionRoot(catalog: Catalog, version: ApiVersion, caller: Caller): TreeRoot {
+  const current = version === 'current';
+  const tree = new BeanTree();
+  tree.setRoot({
+    type: MANAGEMENT_VERSION,
+    values: { version: current ? CURRENT_VERSION : LEGACY_VERSION, isLatest: current, lifecycle: current ? 'active' : 'deprecated' },
+  });
+  tree.putSingleton('', 'currentUser', { type: CURRENT_USER, values: { ...caller } });
+  return { name: 'version', source: tree, type: catalog.type(MANAGEMENT_VERSION), base: [], editable: false, search: false };
+}
+
+/** The Lifecycle Manager's resources over a source of its records. */
+export function lifecycleRoot(catalog: Catalog, source: TreeSource): TreeRoot {
+  return { name: 'lifecycle', source, type: catalog.type(LIFECYCLE_ROOT), base: [], editable: true, search: false };
 }
 
 const ACTIVATIONS = 'changeManager/activations';

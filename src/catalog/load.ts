@@ -112,6 +112,8 @@ function buildType(name: string, t: CatalogType): TypeDef {
     prop: new Map(),
     children: [],
     fields: { current: [], legacy: [] },
+    linkRefs: [],
+    links: t.links ?? 'management',
     operations: new Map(),
     createForms: new Map(),
     keyProp: 'name',
@@ -157,6 +159,7 @@ function finishType(t: TypeDef): void {
   for (const p of t.props) {
     if (p.shape === 'singleton' || p.shape === 'collection') {
       t.children.push(p);
+      if (p.inline) t.inline = p;
       if (p.creators.length > 0) {
         p.createForm = `${p.shape === 'collection' ? singular(p.name) : p.name}CreateForm`;
         t.createForms.set(p.createForm, p);
@@ -164,6 +167,10 @@ function finishType(t: TypeDef): void {
       continue;
     }
     if (p.internal) continue;
+    if (p.linkOnly) {
+      t.linkRefs.push(p);
+      continue;
+    }
     t.fields.legacy.push(p);
     if (!p.deprecatedIn) t.fields.current.push(p);
     if (p.key) t.keyProp = p.name;
@@ -205,6 +212,10 @@ function toPropDef(p: CatalogProperty): PropDef {
   if (p.sr) def.writeRoles = p.sr as Role[];
   if (p.only) def.onlyIn = p.only;
   if (p.admin) def.adminOnly = true;
+  if (p.link) def.linkOnly = true;
+  if (p.detail) def.detail = true;
+  if (p.at) def.address = p.at;
+  if (p.inline) def.inline = true;
   return def;
 }
 

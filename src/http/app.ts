@@ -12,6 +12,8 @@ import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
 import { Resolver } from '../tree/resolve.js';
 import { Trees } from '../api/trees.js';
+import { LifecycleWriter } from '../api/lifecycle-writer.js';
+import { EditWriter } from '../api/writers.js';
 import { registerConfigActions } from '../actions/config-actions.js';
 import { ActionRegistry } from '../actions/invoke.js';
 import { registerDeploymentActions } from '../actions/deployment-actions.js';
@@ -20,14 +22,13 @@ import { registerRuntimeActions } from '../actions/runtime-actions.js';
 import { registerSecurityActions } from '../actions/security-actions.js';
 import { TaskReplies } from '../actions/task-reply.js';
 import multipart from '@fastify/multipart';
-import underPressure from '@fastify/under-pressure';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
 import { clientAddress, registerAudit } from './audit-request.js';
-import { LifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
 import { parseTrustedProxies } from './origin.js';
+import { LoopLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -126,6 +127,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const overloaded = (what: string) =>
     unavailable(`The server is overloaded (${what}); retry in a few seconds.`, 2);
   const maxInFlight = opts.maxInFlight ?? 1000;
+  const maxLag = opts.maxEventLoopDelay ?? 1000;
+  // Measured from when the server listens until it closes.
+  const lag = new LoopLag();
+  app.addHook('onListen', async () => lag.start());
+  app.addHook('onClose', async () => lag.stop());
 
   // Requests in progress: counted first thing, and counted off exactly once when the response
   // closes, whether it was sent or the client went away before.
@@ -140,6 +146,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       done(overloaded(`${deps.stats.pending - 1} requests in progress`));
       return;
     }
+    const late = lag.lagMs;
+    if (late > maxLag) {
+      done(overloaded(`the event loop runs ${Math.round(late)} ms late`));
+      return;
+    }
     done();
   });
 
@@ -148,7 +159,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const actions = new ActionRegistry(deps.catalog);
   const apps = new AppEndpoints(deps.domain);
-  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
   // Every audit record is logged too (failed logins with the user name tried, never a password).
   deps.domain.security.audit.onRecord = (record) => app.log.info({ audit: record }, 'audit');
   deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
@@ -180,7 +190,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     ...DEFAULT_UPLOAD_LIMITS,
     ...opts.uploads,
   });
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, actions, searcher, deploys });
+  const writers = { edit: new EditWriter(deps.catalog, deps.domain.configService), lifecycle: new LifecycleWriter(deps.domain.lifecycle) };
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, writers, actions, searcher, deploys });
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
@@ -201,12 +212,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.decorateRequest('principal', null as unknown as Principal);
   registerAudit(app, deps.domain.security.audit);
 
-  await app.register(underPressure, {
-    maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
-    pressureHandler: (_req, reply, type, value) => {
-      void sendProblem(reply, overloaded(`${type} ${Math.round(Number(value))}`));
-    },
-  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
@@ -238,7 +243,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
     const path = parseRequestPath(request.raw.url ?? '/');
-    const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
+    const accepts = await management.preflight(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
       throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
     }
@@ -287,9 +292,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const app = apps.application(request.url);
     if (app) return apps.handle(request, reply, app);
-    const path = parseRequestPath(request.raw.url ?? '/');
-    if (path.api === 'lifecycle') return lifecycle.handle(request, reply, path);
-    return management.handle(request, reply, path);
+    return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
   };
   app.all('/*', handle);
   return app;

@@ -5,14 +5,18 @@ import type { Catalog } from '../catalog/load.js';
 import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
 import { type BeanRecord, type TreeSource } from './records.js';
-import { childKey, itemKey } from '../core/identity.js';
+import { childKey, identityOfKey, itemKey, keyOfIdentity } from '../core/identity.js';
 import type { BeanScope } from '../behaviour/bean.js';
 import { itemScope } from '../behaviour/partition-scope.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 
 export type { BeanScope } from '../behaviour/bean.js';
 
-export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
+/**
+ * The five management trees of a version; `version`, the version resource with `currentUser`;
+ * `versions`, a version list; `lifecycle`, the Lifecycle Manager's resources.
+ */
+export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime' | 'version' | 'versions' | 'lifecycle';
 
 /** Computes values that live outside the records (figures of this process, clocks). */
 export type LiveValues = (node: BeanNode) => Record<string, unknown> | undefined;
@@ -35,8 +39,10 @@ export interface TreeRoot {
   /** Hides collection items outside the request's partition scope. */
   filter?: (prop: PropDef, name: string) => boolean;
   live?: LiveValues;
-  /** The edit tree: create forms are offered. */
+  /** A tree that takes changes (the edit tree, the Lifecycle Manager): create forms are offered. */
   editable: boolean;
+  /** Offers `search` at its root: true unless set to false (versions, the Lifecycle Manager). */
+  search?: boolean;
   /** The requester is not an administrator: children only administrators may read are hidden. */
   restricted?: boolean;
 }
@@ -96,7 +102,8 @@ export class Resolver {
   child(node: BeanNode, seg: string, version: ApiVersion): PropDef | undefined {
     const prop = node.type.prop.get(seg);
     if (!prop || (prop.shape !== 'singleton' && prop.shape !== 'collection')) return undefined;
-    if (!visibleIn(prop, version)) return undefined;
+    // A collection shown in place has no address of its own.
+    if (prop.inline || !visibleIn(prop, version)) return undefined;
     if (prop.onlyIn && prop.onlyIn !== node.root.name) return undefined;
     if (prop.adminOnly && node.root.restricted) return undefined;
     return prop;
@@ -113,6 +120,7 @@ export class Resolver {
   /** The item `name` of a child collection. */
   item(node: BeanNode, prop: PropDef, name: string): BeanNode | undefined {
     if (node.root.filter && !node.root.filter(prop, name)) return undefined;
+    if (prop.address) return this.addressedItem(node, prop, name);
     const cKey = childKey(node.key, prop.name);
     const key = itemKey(cKey, name);
     const record = node.root.source.bean(key);
@@ -120,6 +128,39 @@ export class Resolver {
     const colPath = [...node.path, prop.name];
     const scope = itemScope(this.behaviours, node.scope, prop, name);
     return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record, scope);
+  }
+
+  /**
+   * An item of a collection whose items live elsewhere below the owner (`PropDef.address`): its
+   * name is the parts the address leaves open, joined as a key (`demo_domain/partition1`).
+   */
+  private addressedItem(node: BeanNode, prop: PropDef, name: string): BeanNode | undefined {
+    const parts = identityOfKey(name);
+    let next = 0;
+    const suffix = prop.address!.map((seg) => (seg === '*' ? (parts[next++] ?? '') : seg));
+    if (next !== parts.length) return undefined;
+    const key = childKey(node.key, keyOfIdentity(suffix));
+    const record = node.root.source.bean(key);
+    if (!record) return undefined;
+    return this.childNode(node, prop, key, [...node.identity, ...suffix], [...node.path, ...suffix], [...node.path, prop.name], record, node.scope);
+  }
+
+  /**
+   * The item named by `segments[at..]` when they spell the address of an item of one of the
+   * node's collections; its last segment, when they do, for the caller to go on after it.
+   */
+  private atAddress(node: BeanNode, segments: readonly string[], at: number): { item: BeanNode; last: number } | undefined {
+    for (const prop of node.type.children) {
+      const address = prop.address;
+      if (!address || prop.inline || at + address.length > segments.length) continue;
+      if (!address.every((seg, j) => seg === '*' || seg === segments[at + j])) continue;
+      const parts = address.flatMap((seg, j) => (seg === '*' ? [segments[at + j]!] : []));
+      const last = at + address.length - 1;
+      const item = this.item(node, prop, keyOfIdentity(parts));
+      if (!item) throw notFound(segments[last]!);
+      return { item, last };
+    }
+    return undefined;
   }
 
   /** Items of a child collection, in order, honouring the partition scope. */
@@ -176,13 +217,19 @@ export class Resolver {
         node = next;
         continue;
       }
+      const addressed = this.atAddress(node, segments, i);
+      if (addressed) {
+        node = addressed.item;
+        i = addressed.last;
+        continue;
+      }
       if (last) {
         const path = [...node.path, seg];
         const op = node.type.operations.get(seg);
         if (op && (!op.deprecatedIn || version === 'legacy')) return { kind: 'action', node, op, path };
         const formProp = node.root.editable ? node.type.createForms.get(seg) : undefined;
         if (formProp && visibleIn(formProp, version)) return { kind: 'createForm', owner: node, prop: formProp, path };
-        if (seg === 'search' && node.key === '') return { kind: 'search', node, path };
+        if (seg === 'search' && node.key === '' && node.root.search !== false) return { kind: 'search', node, path };
       }
       throw notFound(seg);
     }
