@@ -1,6 +1,6 @@
 // Import rules of src/ (see ARCHITECTURE in the README): arrows point down only.
 //   http -> api -> domain -> operations -> {config, runtime, lifecycle, security}
-//        -> {tree, render, behaviour} -> catalog -> store -> core
+//        -> {tree, render} -> behaviour -> catalog -> store -> core
 // `npm run deps` prints violations; test/architecture/imports.test.ts fails on any.
 const below = (...layers) => `^src/(${layers.join('|')})/`;
 
@@ -17,6 +17,13 @@ module.exports = {
       comment: 'Trees, rendering and type behaviour work on beans; services use them, not the other way round.',
       from: { path: '^src/(tree|render|behaviour)/' },
       to: { path: below('config', 'runtime', 'lifecycle', 'security', 'actions', 'operations', 'domain', 'api', 'http', 'cli') },
+    },
+    {
+      name: 'behaviour-below-trees',
+      severity: 'error',
+      comment: 'The resolver and the renderer consult type behaviour; behaviour sees beans through its own small view, never the trees.',
+      from: { path: '^src/behaviour/' },
+      to: { path: below('tree', 'render') },
     },
     {
       name: 'services-below-operations',

@@ -1,21 +1,33 @@
-// The five bean trees of a request, seen from its partition scope.
+// The bean trees of a request: the five management trees seen from its partition scope, the
+// version lists and versions of both interfaces, and the Lifecycle Manager's resources.
 import type { Catalog } from '../catalog/load.js';
+import type { ApiVersion } from '../catalog/model.js';
+import { LIFECYCLE_ROOT } from '../catalog/overlay/lifecycle.js';
 import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
+import { CURRENT_USER, LIFECYCLE_VERSIONS, MANAGEMENT_VERSION, MANAGEMENT_VERSIONS } from '../catalog/overlay/versions.js';
+import { CURRENT_VERSION, LEGACY_VERSION, LIFECYCLE_VERSION } from '../catalog/versions.js';
 import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
-import type { BeanRecord, TreeSource } from '../tree/records.js';
+import { BeanTree, type BeanRecord, type TreeSource } from '../tree/records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
-import { type RequestStats, adminServerLive } from '../runtime/live.js';
+import { type DerivedContext, type ProcessFigures, derivedValues } from '../behaviour/derived-values.js';
+import { isPartitionCollection } from '../behaviour/partition-scope.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
+import { type RequestStats, processFigures } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
+import { keyOfIdentity } from '../core/identity.js';
+import { partitionsNeeded } from '../lifecycle/beans.js';
 
-export const TREE_NAMES: readonly TreeName[] = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'];
+/** The trees of a management version, named by the first segment after it. */
+export const TREE_NAMES = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime'] as const satisfies readonly TreeName[];
+export type ManagementTreeName = (typeof TREE_NAMES)[number];
 
-/** Collections whose items are partitions: a partition-scoped request sees only its own. */
-const PARTITION_COLLECTIONS = new Set(['partitions', 'domainPartitionRuntimes', 'partitionRuntimes']);
+/** The two interfaces: the management trees and the Lifecycle Manager. */
+export type Api = 'appserver' | 'lifecycle';
 
 export interface Scope {
   partition?: string;
@@ -28,37 +40,62 @@ export interface Scope {
 }
 
 export class Trees {
-  private readonly adminLive;
+  private readonly process: ProcessFigures;
+  private readonly behaviours: BehaviourRegistry;
   /** The domain runtime tree with its tasks. */
   private readonly domainSource: TreeSource;
+  private readonly versionLists: Record<Api, TreeRoot>;
 
   constructor(
     private readonly catalog: Catalog,
     private readonly domain: Domain,
     stats: RequestStats,
   ) {
-    this.adminLive = adminServerLive(stats);
+    this.process = processFigures(stats);
+    this.behaviours = domain.behaviours;
     this.domainSource = new WithTasks(domain.tasks, () => domain.runtime.domainTree);
+    this.versionLists = { appserver: versionListRoot(catalog, 'appserver'), lifecycle: versionListRoot(catalog, 'lifecycle') };
   }
 
-  root(name: TreeName, scope: Scope): TreeRoot {
+  /** The version list of an interface. */
+  versions(api: Api): TreeRoot {
+    return this.versionLists[api];
+  }
+
+  /** A version of the management interface, for `user` in the request's partition. */
+  version(version: ApiVersion, user: string, partition: string | undefined): TreeRoot {
+    const p = partition === undefined ? undefined : this.domain.topology().partitions().find((x) => x.name === partition);
+    const caller = p ? { user, partitionId: String(p.values.partitionID ?? p.name), partitionName: p.name } : { user, partitionId: '0', partitionName: 'DOMAIN' };
+    return versionRoot(this.catalog, version, caller);
+  }
+
+  /**
+   * The Lifecycle Manager's resources for a request at `segments` below the version (`reading`:
+   * GET or HEAD). The partitions of a runtime the request shows or names are fetched from it first.
+   */
+  async lifecycle(segments: readonly string[], reading: boolean): Promise<TreeRoot> {
+    return lifecycleRoot(this.catalog, await this.domain.lifecycle.beans(partitionsNeeded(segments, reading)));
+  }
+
+  root(name: ManagementTreeName, scope: Scope): TreeRoot {
     const root = this.unrestricted(name, scope);
     return scope.restricted ? { ...root, restricted: true } : root;
   }
 
-  private unrestricted(name: TreeName, scope: Scope): TreeRoot {
-    const filter = scopeFilter(scope);
+  private unrestricted(name: ManagementTreeName, scope: Scope): TreeRoot {
+    const filter = this.scopeFilter(scope);
     switch (name) {
       case 'edit': {
         const service = this.domain.configService;
         const session = service.session(scope.session ?? DEFAULT_SESSION);
+        const live = this.derived({ ...this.context(scope), changeManager: () => service.changeManagerValues(session) });
         return {
           name,
           source: new WithActivations(session, service),
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
           editable: true,
-          live: (node) => (node.type.name === CHANGE_MANAGER ? service.changeManagerValues(session) : undefined),
+          live,
           ...(filter ? { filter } : {}),
         };
       }
@@ -75,27 +112,47 @@ export class Trees {
       case 'domainRuntime':
         return this.domainRuntime(scope, filter);
       case 'serverRuntime':
-        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter)!;
+        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter, this.derived(this.context(scope)))!;
     }
+  }
+
+  /** What derived values are read from, for a request of this scope. */
+  private context(scope: Scope): DerivedContext {
+    const config = this.domain.configService;
+    const lockouts = this.domain.security.lockouts;
+    return {
+      runtime: this.domain.runtime,
+      adminServer: this.domain.topology().adminServerName,
+      process: this.process,
+      lockouts: () => ({ ...lockouts.current() }),
+      editSession: (name) => {
+        const s = config.allSessions().find((x) => x.info.name === name);
+        return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
+      },
+      ...(scope.partition ? { partition: scope.partition } : {}),
+    };
+  }
+
+  private derived(ctx: DerivedContext): LiveValues {
+    return (node) => derivedValues(this.behaviours, node, ctx);
+  }
+
+  /** Hides the other partitions from a partition-scoped request. */
+  private scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {
+    const partition = scope.partition;
+    if (!partition) return undefined;
+    return (prop, name) => !isPartitionCollection(this.behaviours, prop) || name === partition;
   }
 
   private domainRuntime(scope: Scope, filter: TreeRoot['filter']): TreeRoot {
     const runtime = this.domain.runtime;
+    const live = this.derived(this.context(scope));
     const servers: Mount = {
       names: () => runtime.runningServers(),
       root: (server) => {
-        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter);
+        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter, live);
         return root && scope.restricted ? { ...root, restricted: true } : root;
       },
-    };
-    const partition = scope.partition;
-    const config = this.domain.configService;
-    const states = runtime.live(null);
-    const live: LiveValues = (node) => {
-      if (node.key === '' && partition) return { currentDomainPartitionRuntime: ['domainPartitionRuntimes', partition] };
-      if (node.type.short !== 'EditSessionConfigurationRuntime') return states(node);
-      const s = config.allSessions().find((x) => x.info.name === node.record?.values.name);
-      return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
     };
     return {
       name: 'domainRuntime',
@@ -109,25 +166,70 @@ export class Trees {
     };
   }
 
-  private serverRoot(server: string, base: string[], filter: TreeRoot['filter']): TreeRoot | undefined {
+  private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues): TreeRoot | undefined {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
-    const admin = server === this.domain.topology().adminServerName;
-    const runtime = this.domain.runtime.live(server);
-    // The realm's lockouts are the domain's: every server's user lockout manager shows them.
-    const lockouts = this.domain.security.lockouts;
-    const states: LiveValues = (node) => (node.type.short === 'UserLockoutManagerRuntime' ? { ...lockouts.current() } : runtime(node));
-    const live: LiveValues = admin ? (node) => merge(states(node), this.adminLive(node)) : states;
     return {
       name: 'serverRuntime',
       source: new WithTasks(this.domain.tasks, () => new WithConnections(tree, this.domain.runtime.pools, server), serverTaskPrefix(server)),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
+      server,
       editable: false,
       live,
       ...(filter ? { filter } : {}),
     };
   }
+}
+
+/** The versions each interface lists: name, `isLatest`, `lifecycle`; the first is the current one. */
+const VERSIONS: Record<Api, { type: string; itemType: string; versions: [string, boolean, string][] }> = {
+  appserver: {
+    type: MANAGEMENT_VERSIONS,
+    itemType: MANAGEMENT_VERSION,
+    versions: [
+      [CURRENT_VERSION, true, 'active'],
+      [LEGACY_VERSION, false, 'deprecated'],
+    ],
+  },
+  lifecycle: { type: LIFECYCLE_VERSIONS, itemType: LIFECYCLE_ROOT, versions: [[LIFECYCLE_VERSION, true, 'active']] },
+};
+
+/** The version list of an interface; its URLs are relative to the list itself (nothing is above it). */
+export function versionListRoot(catalog: Catalog, api: Api): TreeRoot {
+  const { type, itemType, versions } = VERSIONS[api];
+  const tree = new BeanTree();
+  tree.setRoot({ type, values: { current: [versions[0]![0]] } });
+  // Each version sits right below the list (the collection's address is `*`).
+  for (const [version, isLatest, lifecycle] of versions) tree.putRaw(keyOfIdentity([version]), { type: itemType, values: { version, isLatest, lifecycle } }, 'versions', version);
+  return { name: 'versions', source: tree, type: catalog.type(type), base: [], editable: false, search: false };
+}
+
+/** The caller as `currentUser` shows it. */
+export interface Caller {
+  user: string;
+  partitionId: string;
+  partitionName: string;
+}
+
+/**
+ * A version of the management interface: links to its trees, and `currentUser`. Every spelling of
+ * a version in URLs shows the version's own name (`latest` shows 12.2.1.1.0).
+ */
+export function versionRoot(catalog: Catalog, version: ApiVersion, caller: Caller): TreeRoot {
+  const current = version === 'current';
+  const tree = new BeanTree();
+  tree.setRoot({
+    type: MANAGEMENT_VERSION,
+    values: { version: current ? CURRENT_VERSION : LEGACY_VERSION, isLatest: current, lifecycle: current ? 'active' : 'deprecated' },
+  });
+  tree.putSingleton('', 'currentUser', { type: CURRENT_USER, values: { ...caller } });
+  return { name: 'version', source: tree, type: catalog.type(MANAGEMENT_VERSION), base: [], editable: false, search: false };
+}
+
+/** The Lifecycle Manager's resources over a source of its records. */
+export function lifecycleRoot(catalog: Catalog, source: TreeSource): TreeRoot {
+  return { name: 'lifecycle', source, type: catalog.type(LIFECYCLE_ROOT), base: [], editable: true, search: false };
 }
 
 const ACTIVATIONS = 'changeManager/activations';
@@ -178,14 +280,4 @@ class WithAudit implements TreeSource {
     if (collectionKey !== AUDIT) return this.inner.itemNames(collectionKey);
     return this.audit.page.map((r) => String(r.id));
   }
-}
-
-function merge(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return a && b ? { ...a, ...b } : (a ?? b);
-}
-
-function scopeFilter(scope: Scope): ((prop: PropDef, name: string) => boolean) | undefined {
-  const partition = scope.partition;
-  if (!partition) return undefined;
-  return (prop, name) => !PARTITION_COLLECTIONS.has(prop.name) || name === partition;
 }

@@ -53,6 +53,17 @@ export interface CatalogProperty {
   only?: 'edit';
   /** Overlay only: a child only administrators may read (others get 403 and no link). */
   admin?: 1;
+  /** Overlay only: a reference shown as a link (its rel is the property name), never as a field. */
+  link?: 1;
+  /** Overlay only: shown when the bean is read on its own, not among a collection's items. */
+  detail?: 1;
+  /**
+   * Overlay only: where the items of this collection live below their owner when not at
+   * `<collection>/<name>`: literal segments, and `*` for each part of the item's name.
+   */
+  at?: string[];
+  /** Overlay only: the collection is shown in place, as the `items` of its owner's body (no link). */
+  inline?: 1;
 }
 
 export interface CatalogType {
@@ -68,7 +79,17 @@ export interface CatalogType {
   roles?: string[];
   /** Properties (own and inherited), in a stable order. REST-invisible properties are left out. */
   p: CatalogProperty[];
+  /** Overlay only: the link conventions of the type's beans (default `management`). */
+  links?: LinkStyle;
 }
+
+/**
+ * How a bean's links are laid out. `management`: every action is an `action` link titled with its
+ * name; a create form is linked after its child, while the child can be created. `lifecycle` (the
+ * Lifecycle Manager's resources): every action is a link named after it; a create form is linked
+ * before its child, always, and links back to the child by the child's name.
+ */
+export type LinkStyle = 'management' | 'lifecycle';
 
 export interface CatalogFile {
   source: string;

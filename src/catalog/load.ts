@@ -56,9 +56,11 @@ export class Catalog {
       for (const hidden of patch.hide ?? []) removeProp(t, hidden);
     }
     for (const name of Object.keys(operations)) if (!this.types.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
-    // Properties and operations declared on a base type reach every subtype.
+    // Properties and operations declared on a base type reach every subtype; the overlay's version of
+    // a property replaces the catalog's, and the nearest patch wins.
     for (const t of this.types.values()) {
       const lineage = [t.name, ...t.ancestors];
+      const patched = new Set((overlay.patches[t.name]?.properties ?? []).map((p) => p.n));
       for (const anc of lineage) {
         for (const op of Object.hasOwn(operations, anc) ? operations[anc]! : []) {
           if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
@@ -66,8 +68,15 @@ export class Catalog {
         const patch = overlay.patches[anc];
         if (!patch) continue;
         if (anc !== t.name) {
-          for (const p of patch.properties ?? []) if (!t.prop.has(p.n)) addProp(t, toPropDef(p), false);
+          for (const p of patch.properties ?? []) {
+            if (patched.has(p.n)) continue;
+            patched.add(p.n);
+            addProp(t, toPropDef(p), true);
+          }
           for (const hidden of patch.hide ?? []) removeProp(t, hidden);
+        }
+        for (const op of patch.operations ?? []) {
+          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
         }
         for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name);
       }
@@ -86,13 +95,14 @@ export class Catalog {
 
 let file: CatalogFile | undefined;
 const loaded = new WeakMap<OperationTable, Catalog>();
+const NO_OPERATIONS: OperationTable = Object.freeze({});
 
 /**
- * The catalog of this build with the operations given (loaded once per table). The operations
- * come from their definitions: `catalogWithOperations()` of src/operations/catalog.ts loads the
- * catalog with all of them.
+ * The catalog of this build with the operations given (loaded once per table); without any, only
+ * the overlay's (the Lifecycle Manager's). The operations come from their definitions:
+ * `catalogWithOperations()` of src/operations/catalog.ts loads the catalog with all of them.
  */
-export function loadCatalog(operations: OperationTable): Catalog {
+export function loadCatalog(operations: OperationTable = NO_OPERATIONS): Catalog {
   let catalog = loaded.get(operations);
   if (!catalog) {
     file ??= JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
@@ -113,6 +123,8 @@ function buildType(name: string, t: CatalogType): TypeDef {
     prop: new Map(),
     children: [],
     fields: { current: [], legacy: [] },
+    linkRefs: [],
+    links: t.links ?? 'management',
     operations: new Map(),
     createForms: new Map(),
     keyProp: 'name',
@@ -158,6 +170,7 @@ function finishType(t: TypeDef): void {
   for (const p of t.props) {
     if (p.shape === 'singleton' || p.shape === 'collection') {
       t.children.push(p);
+      if (p.inline) t.inline = p;
       if (p.creators.length > 0) {
         p.createForm = `${p.shape === 'collection' ? singular(p.name) : p.name}CreateForm`;
         t.createForms.set(p.createForm, p);
@@ -165,6 +178,10 @@ function finishType(t: TypeDef): void {
       continue;
     }
     if (p.internal) continue;
+    if (p.linkOnly) {
+      t.linkRefs.push(p);
+      continue;
+    }
     t.fields.legacy.push(p);
     if (!p.deprecatedIn) t.fields.current.push(p);
     if (p.key) t.keyProp = p.name;
@@ -206,6 +223,10 @@ function toPropDef(p: CatalogProperty): PropDef {
   if (p.sr) def.writeRoles = p.sr as Role[];
   if (p.only) def.onlyIn = p.only;
   if (p.admin) def.adminOnly = true;
+  if (p.link) def.linkOnly = true;
+  if (p.detail) def.detail = true;
+  if (p.at) def.address = p.at;
+  if (p.inline) def.inline = true;
   return def;
 }
 

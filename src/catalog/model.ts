@@ -1,5 +1,6 @@
 // The in-memory type model the rest of the server works with: built once at start-up from the
 // generated catalog plus the overlay, so that no request ever walks the type hierarchy.
+import type { LinkStyle } from './format.js';
 import type { OverlayOperation, Role } from './overlay-format.js';
 
 /** The two URL generations of the management trees. `current` is 12.2.1.1.0 (alias `latest`);
@@ -45,6 +46,14 @@ export interface PropDef {
   onlyIn?: 'edit';
   /** A child only administrators may read. */
   adminOnly?: boolean;
+  /** A reference shown as a link only (it is listed in `TypeDef.linkRefs`, not in `fields`). */
+  linkOnly?: boolean;
+  /** Shown when the bean is read on its own, not among a collection's items. */
+  detail?: boolean;
+  /** Where a collection's items live below their owner, when not at `<collection>/<name>` (`*`: a part of the name). */
+  address?: readonly string[];
+  /** A collection shown in place, as the `items` of its owner's body. */
+  inline?: boolean;
 }
 
 export interface OperationDef extends OverlayOperation {
@@ -67,6 +76,11 @@ export interface TypeDef {
   children: PropDef[];
   /** Non-child properties (scalars and references) visible in each URL generation. */
   fields: Record<ApiVersion, PropDef[]>;
+  /** References shown as links only. */
+  linkRefs: PropDef[];
+  /** The collection shown in place, as the `items` of the bean's body. */
+  inline?: PropDef;
+  links: LinkStyle;
   operations: Map<string, OperationDef>;
   /** Create-form name -> the child property it creates. */
   createForms: Map<string, PropDef>;

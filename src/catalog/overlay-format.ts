@@ -39,6 +39,11 @@ export interface OverlayOperation {
 export type OperationTable = Readonly<Record<string, readonly OverlayOperation[]>>;
 
 export interface TypeOverlay {
+  /**
+   * Actions performed by a tree's writer (the Lifecycle Manager's). Every other operation is
+   * defined with its handler in src/operations/ and reaches the catalog from there.
+   */
+  operations?: OverlayOperation[];
   /** REST-only properties and children the bean type data lacks. */
   properties?: CatalogProperty[];
   /** Properties to hide although the data exposes them. */

@@ -1,7 +1,8 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
 import { join } from 'node:path';
 import { catalogWithOperations } from '../operations/catalog.js';
-import { Domain } from '../domain/domain.js';
+import { openDomain } from '../domain/bootstrap.js';
+import type { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
@@ -9,6 +10,7 @@ import { buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
 import type { UploadLimits } from '../http/deploy-requests.js';
 import { RequestStats } from '../runtime/live.js';
+import { type LogFormat, makeLogger } from './logging.js';
 import { openStore } from '../store/open.js';
 import { givenKey } from '../config/secret-key.js';
 import { permissionWarnings, prepareDataDir, secretKeySource, writePasswordFile } from './data-dir.js';
@@ -20,6 +22,8 @@ export interface ServerOptions {
   /** `postgres://...` to share the domain with other servers; SQLite in the data directory otherwise. */
   store?: string;
   logLevel?: string;
+  /** `json` lines (the default) or `pretty` lines for people. */
+  logFormat?: LogFormat;
   /** Print the ready line, warnings, and where a generated password is (the CLI does; embedded uses may not). */
   quiet?: boolean;
   /** First administrator of a new domain; default from APPSERVER_ADMIN_USER / APPSERVER_ADMIN_PASSWORD. */
@@ -78,6 +82,7 @@ function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | '
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A mistyped proxy address is reported before anything is opened.
   const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
+  const log = makeLogger(opts.logLevel ?? 'info', opts.logFormat ?? 'json');
   const catalog = catalogWithOperations();
   const warnings: string[] = [];
   // A malformed key stops the start before anything is created.
@@ -86,7 +91,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   prepareDataDir(opts.dataDir);
   const store = openStore(opts.dataDir, opts.store);
   const password = passwordReveal(opts.dataDir, passwordOutput(opts));
-  const opened = await Domain.open(catalog, store, {
+  const opened = await openDomain(catalog, store, {
+    log,
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: opts.host,
@@ -99,10 +105,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.timings ? { timings: opts.timings } : {}),
   });
   const stats = new RequestStats();
-  const level = opts.logLevel ?? 'info';
   const uploadDir = join(opts.dataDir, 'applications');
   const dataDirWarnings = () => permissionWarnings(opts.dataDir);
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir, dataDir: opts.dataDir, dataDirWarnings }, { logger: level === 'silent' ? false : { level }, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir, dataDir: opts.dataDir, dataDirWarnings }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   app.server.on('connection', (socket) => {
     stats.openConnections++;
     socket.once('close', () => stats.openConnections--);
@@ -119,6 +124,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const admin = password.message();
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
+    out.write(`  data directory ${opts.dataDir}, store ${store.description}, domain ${opened.domain.topology().domainName}\n`);
   }
   return {
     url,
@@ -153,7 +159,7 @@ export async function initDataDir(
   }
   if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
   const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
-  const opened = await Domain.open(catalogWithOperations(), openStore(dataDir, storeUrl), {
+  const opened = await openDomain(catalogWithOperations(), openStore(dataDir, storeUrl), {
     adminUser: process.env.APPSERVER_ADMIN_USER,
     adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',

@@ -1,6 +1,7 @@
 // Turns a JSON value sent by a client into the stored value of a property, or says exactly why it
 // cannot: wrong JSON type, out of range, not a legal value, malformed reference, or a string that
 // holds a NUL or a lone surrogate or is longer than 64 KiB. Action arguments follow the same rules.
+import { LONE_SURROGATE } from '../core/text.js';
 import { parseReference } from '../core/identity.js';
 import type { PropDef } from '../catalog/model.js';
 
@@ -18,7 +19,6 @@ const DECIMAL_TEXT = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
 /** A NUL, or half of a surrogate pair without its other half (not a character at all). */
 const NUL = /\u0000/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const ok = (value: unknown): Coerced => ({ ok: true, value });
 const bad = (problem: string): Coerced => ({ ok: false, problem });

@@ -5,7 +5,10 @@ import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
 import { type BeanRecord, type BeanTree } from '../tree/records.js';
-import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, upKey } from '../core/identity.js';
+import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, ownerKey, upKey } from '../core/identity.js';
+import { checkDelete, checkUpdate } from '../behaviour/config-rules.js';
+import { deployable } from '../behaviour/deployables.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import type { BeanNode } from '../tree/resolve.js';
 import { RealScheduler, type Scheduler } from '../core/clock.js';
 import { Mutex } from '../core/mutex.js';
@@ -55,8 +58,6 @@ interface Touched {
 const MAX_REMEMBERED_ACTIVATIONS = 1000;
 /** Tries of an edit operation that other servers keep overtaking. */
 const MAX_ATTEMPTS = 20;
-/** Collections without creators in the type data whose items deployments make and remove. */
-const DEPLOYABLE = new Set(['appDeployments', 'libraries']);
 /** Activation records served through the API (the store keeps them all). */
 export const LISTED_ACTIVATIONS = 1000;
 /** Longest a startEdit waits for a lock another user holds, whatever its waitTime asks. */
@@ -104,6 +105,7 @@ export class ConfigService {
 
   private constructor(
     private readonly catalog: Catalog,
+    private readonly behaviours: BehaviourRegistry,
     private readonly store: Store,
     readonly config: BeanTree,
     private readonly secrets: Secrets,
@@ -114,9 +116,16 @@ export class ConfigService {
     for (const [key, record] of config.entries()) this.refs.add(key, record);
   }
 
-  static async load(catalog: Catalog, store: Store, config: BeanTree, secrets: Secrets, scheduler: Scheduler = new RealScheduler()): Promise<ConfigService> {
+  static async load(
+    catalog: Catalog,
+    behaviours: BehaviourRegistry,
+    store: Store,
+    config: BeanTree,
+    secrets: Secrets,
+    scheduler: Scheduler = new RealScheduler(),
+  ): Promise<ConfigService> {
     const version = Number((await store.getMeta('configVersion')) ?? 0);
-    const service = new ConfigService(catalog, store, config, secrets, version, scheduler);
+    const service = new ConfigService(catalog, behaviours, store, config, secrets, version, scheduler);
     service.records = await store.activations(LISTED_ACTIVATIONS);
     // What recent activations touched, so sessions pending across a restart still see conflicts.
     for (const r of [...service.records].reverse()) service.recent.push(touchedBy(r.version, r.changes as ChangeSummary[]));
@@ -605,10 +614,8 @@ export class ConfigService {
   }
 
   private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>): void {
-    // The domain must always name an administration server it has.
-    if (node.key === '' && typeof body.adminServerName === 'string' && !s.bean(itemKey('servers', body.adminServerName))) {
-      throw invalid([{ path: 'adminServerName', detail: `There is no server named '${body.adminServerName}' to be the administration server.` }]);
-    }
+    // Rules spanning beans first (the domain must name an administration server it has).
+    checkUpdate(this.behaviours, type, s, node.key, body);
     const current = s.bean(node.key);
     const values = validateWrite(this.writeContext(s), type, body, { ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
     if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
@@ -616,19 +623,24 @@ export class ConfigService {
   }
 
   private deleteIn(s: EditSession, node: Owner, prop: PropDef): void {
-    const admin = s.bean('')?.values.adminServerName;
-    if (node.identity.length === 2 && node.identity[0] === 'servers' && node.identity[1] === admin) {
-      throw badRequest(`'${String(admin)}' is the administration server of the domain and cannot be deleted.`);
-    }
+    // Protected beans first (the administration server).
+    const type = this.typeAt(s, node.key);
+    if (type) checkDelete(this.behaviours, type, s, node.key);
     if (prop.shape === 'singleton' && !prop.optional) {
       throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
     }
-    if (prop.shape === 'collection' && prop.creators.length === 0 && !DEPLOYABLE.has(prop.name)) {
+    const collection = prop.shape === 'collection' ? upKey(node.key) : null;
+    if (collection !== null && prop.creators.length === 0 && !this.deployableIn(s, ownerKey(node.key, collection), prop)) {
       throw badRequest(`Items of '${prop.name}' cannot be deleted through this collection.`);
     }
     this.clearReferencesTo(s, node.key);
-    const collection = prop.shape === 'collection' ? upKey(node.key) : null;
     s.recordDelete(node.key, collection, collection !== null ? node.identity[node.identity.length - 1]! : null);
+  }
+
+  /** Whether the items of the collection `prop` of the bean at `owner` are made and removed by deployments. */
+  private deployableIn(s: EditSession, owner: string, prop: PropDef): boolean {
+    const type = this.typeAt(s, owner);
+    return type !== undefined && deployable(this.behaviours, type, prop.name) !== undefined;
   }
 
   private creatableType(prop: PropDef, requested: unknown): TypeDef {
@@ -645,7 +657,7 @@ export class ConfigService {
   }
 
   private writeContext(s: EditSession) {
-    return { catalog: this.catalog, secrets: this.secrets, lookup: (key: string) => s.bean(key) };
+    return { catalog: this.catalog, behaviours: this.behaviours, secrets: this.secrets, lookup: (key: string) => s.bean(key) };
   }
 
   /** Removes references to the bean at `key` (and below) from every bean in the session's view. */

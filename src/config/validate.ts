@@ -1,7 +1,10 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
+import { LONE_SURROGATE } from '../core/text.js';
 import { type ProblemDetail, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
+import { isCreateOnly } from '../behaviour/create-only.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { toWire, zeroOf } from '../render/values.js';
 import type { BeanRecord } from '../tree/records.js';
 import { keyOfIdentity } from '../core/identity.js';
@@ -15,23 +18,10 @@ export interface WriteValues {
 
 export interface WriteContext {
   catalog: Catalog;
+  behaviours: BehaviourRegistry;
   secrets: Secrets;
   /** Looks a bean up in the session's view (for reference checks). */
   lookup: (key: string) => BeanRecord | undefined;
-}
-
-/**
- * Read-only properties a create may still set: where a deployment comes from is given when it is
- * made and never changed afterwards.
- */
-const CREATE_ONLY: Record<string, readonly string[]> = {
-  'appserver.management.configuration.BasicDeploymentMBean': ['sourcePath'],
-  'appserver.management.configuration.PartitionMBean': ['partitionID'],
-  'appserver.management.configuration.AppDeploymentMBean': ['sourcePath', 'planPath', 'planDir', 'installDir', 'stagingMode', 'planStagingMode', 'securityDDModel', 'altDescriptorPath', 'altDescriptorDir', 'versionIdentifier'],
-};
-
-function createOnly(type: TypeDef, name: string): boolean {
-  return [type.name, ...type.ancestors].some((t) => CREATE_ONLY[t]?.includes(name));
 }
 
 /** Keys a client may echo back from a GET body; they carry no change. */
@@ -40,8 +30,6 @@ const IGNORED = new Set(['links', 'identity']);
 /** Characters a bean name may not hold: they would break URLs, identities or object names. */
 const BAD_NAME = /[/\\,=:*?"<>|%\u0000-\u001f\u007f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/u;
 
-/** Half of a surrogate pair without its other half: not a character at all. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a name cannot name a bean, or undefined when it can. */
 export function nameProblem(name: unknown): string | undefined {
@@ -100,7 +88,8 @@ export function validateWrite(
       }
       continue;
     }
-    if (!p.writable && !(current === undefined && createOnly(type, name))) {
+    // Read-only properties a create may still set (create-only) are set once, when the bean is made.
+    if (!p.writable && !(current === undefined && isCreateOnly(ctx.behaviours, type, name))) {
       // Echoing back what a GET showed changes nothing and is not an error.
       if (current !== undefined && (raw === null || same(raw, toWire(p, name in current ? current[name] : p.hasDefault ? p.defaultValue : zeroOf(p))))) continue;
       problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });

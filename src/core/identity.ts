@@ -1,6 +1,7 @@
 // Identities and keys. A bean's identity is the list of path segments that names it below its
 // tree's root (`["servers", "ms1"]`); its key is the same list joined with '/', each segment
 // percent-encoded, so keys compare and sort as strings and a subtree is a key prefix.
+import { LONE_SURROGATE } from './text.js';
 
 export type Identity = readonly string[];
 
@@ -73,10 +74,11 @@ export function sameIdentity(a: Identity, b: Identity): boolean {
 
 /**
  * A reference as clients send it: an identity array (`["servers", "ms1"]`) or an object holding
- * one (`{"identity": [...]}`, as reads show references). Undefined when it is neither.
+ * one (`{"identity": [...]}`, as reads show references). Undefined when it is neither, or when a
+ * segment is not valid Unicode (a lone surrogate can name no bean).
  */
 export function parseReference(value: unknown): string[] | undefined {
   const ids = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { identity?: unknown }).identity : value;
-  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((s) => typeof s === 'string')) return undefined;
+  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((s) => typeof s === 'string' && !LONE_SURROGATE.test(s))) return undefined;
   return ids as string[];
 }

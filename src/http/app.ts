@@ -2,7 +2,7 @@
 // catch-all route that hands every management and lifecycle URL to its handler.
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/load.js';
 import type { Domain } from '../domain/domain.js';
 import { Renderer } from '../render/entity.js';
@@ -18,15 +18,17 @@ import type { OperationServices } from '../operations/define.js';
 import { OperationExecutor } from '../operations/executor.js';
 import { COLLECTIONS, OPERATIONS } from '../operations/index.js';
 import { LogFiles } from '../runtime/logs.js';
+import { LifecycleWriter } from '../api/lifecycle-writer.js';
+import { EditWriter } from '../api/writers.js';
+import { lifecycleOperations } from '../catalog/overlay/lifecycle.js';
 import multipart from '@fastify/multipart';
-import underPressure from '@fastify/under-pressure';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
 import { clientAddress, registerAudit } from './audit-request.js';
-import { LifecycleRoutes } from './lifecycle-routes.js';
 import { ManagementHandler } from './management.js';
 import { parseTrustedProxies } from './origin.js';
+import { LoopLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -50,7 +52,8 @@ export interface AppDependencies {
 }
 
 export interface AppOptions {
-  logger?: boolean | { level: string };
+  /** The server's logger (default: none). */
+  logger?: FastifyBaseLogger;
   /** Largest request body accepted (uploads aside), in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Limits of application uploads (default: files up to 512 MiB, 1 GiB staged at once). */
@@ -98,7 +101,9 @@ export function acceptsJson(accept: string | undefined): boolean {
 export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Promise<FastifyInstance> {
   const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // One line per request is for debugging (see the onResponse hook), not the default log.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
@@ -126,6 +131,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const overloaded = (what: string) =>
     unavailable(`The server is overloaded (${what}); retry in a few seconds.`, 2);
   const maxInFlight = opts.maxInFlight ?? 1000;
+  const maxLag = opts.maxEventLoopDelay ?? 1000;
+  // Measured from when the server listens until it closes.
+  const lag = new LoopLag();
+  app.addHook('onListen', async () => lag.start());
+  app.addHook('onClose', async () => lag.stop());
 
   // Requests in progress: counted first thing, and counted off exactly once when the response
   // closes, whether it was sent or the client went away before.
@@ -140,17 +150,25 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       done(overloaded(`${deps.stats.pending - 1} requests in progress`));
       return;
     }
+    const late = lag.lagMs;
+    if (late > maxLag) {
+      done(overloaded(`the event loop runs ${Math.round(late)} ms late`));
+      return;
+    }
     done();
   });
 
-  const resolver = new Resolver(deps.catalog);
+  const resolver = new Resolver(deps.catalog, deps.domain.behaviours);
   const renderer = new Renderer(resolver);
   const trees = new Trees(deps.catalog, deps.domain, deps.stats);
   const apps = new AppEndpoints(deps.domain);
-  const lifecycle = new LifecycleRoutes(deps.domain.lifecycle);
   // The log files of the data directory: servers' state changes, the domain's audit trail.
   const logs = new LogFiles(deps.dataDir, deps.domain.scheduler);
-  deps.domain.runtime.onServerState = (server, state) => logs.server(server).write('Notice', 'ServerLifeCycle', `Server state changed to ${state}.`);
+  const logged = deps.domain.runtime.onServerState;
+  deps.domain.runtime.onServerState = (server, state) => {
+    logged(server, state);
+    logs.server(server).write('Notice', 'ServerLifeCycle', `Server state changed to ${state}.`);
+  };
   app.addHook('onClose', async () => logs.flushAll());
   // Every audit record is logged too (failed logins with the user name tried, never a password).
   deps.domain.security.audit.onRecord = (record) => {
@@ -175,7 +193,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     domainRuntime: () => trees.root('domainRuntime', {}),
     dataDirWarnings: deps.dataDirWarnings,
   };
-  const operations = new OperationExecutor(deps.catalog, OPERATIONS, renderer, services);
+  // The Lifecycle Manager's actions are its tree writer's; every other one is an operation's.
+  const operations = new OperationExecutor(deps.catalog, OPERATIONS, renderer, services, lifecycleOperations);
   const collections = new RuntimeCollections(COLLECTIONS, services);
   const searcher = new Searcher(resolver, renderer);
   const deploys = new DeployRequests(
@@ -184,7 +203,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     { settled: (task, prefer, signal) => operations.settled(task, prefer, signal), render: (task, ctx) => operations.taskEntity(task, services.domainRuntime(), ctx) },
     { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads },
   );
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, operations, collections, searcher, deploys });
+  const writers = { edit: new EditWriter(deps.catalog, deps.domain.configService), lifecycle: new LifecycleWriter(deps.domain.lifecycle) };
+  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, writers, operations, collections, searcher, deploys });
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
@@ -205,12 +225,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.decorateRequest('principal', null as unknown as Principal);
   registerAudit(app, deps.domain.security.audit);
 
-  await app.register(underPressure, {
-    maxEventLoopDelay: opts.maxEventLoopDelay ?? 1000,
-    pressureHandler: (_req, reply, type, value) => {
-      void sendProblem(reply, overloaded(`${type} ${Math.round(Number(value))}`));
-    },
-  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
@@ -242,7 +256,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
     const path = parseRequestPath(request.raw.url ?? '/');
-    const accepts = path.api === 'lifecycle' ? lifecycle.preflight(request, path) : management.preflight(request, path);
+    const accepts = await management.preflight(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
       throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
     }
@@ -268,9 +282,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', async (request, reply) => {
     deps.stats.completed++;
-    if (reply.statusCode >= 400 && reply.statusCode !== 401) {
-      request.log.info({ status: reply.statusCode, method: request.method, url: request.url }, 'request refused');
-    }
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
@@ -293,9 +305,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const app = apps.application(request.url);
     if (app) return apps.handle(request, reply, app);
-    const path = parseRequestPath(request.raw.url ?? '/');
-    if (path.api === 'lifecycle') return lifecycle.handle(request, reply, path);
-    return management.handle(request, reply, path);
+    return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
   };
   app.all('/*', handle);
   return app;

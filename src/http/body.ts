@@ -99,11 +99,11 @@ export function parseLenient(text: string, what = 'request body', kind: BodyKind
 /** Where strict JSON broke, as ` at line L, column C: reason`, from the parser's message. */
 function strictWhere(err: Error, text: string): string {
   const message = err.message ?? '';
-  const position = /at position (\d+)/.exec(message);
-  // The message may quote part of the body: keep only its first clause.
-  const reason = message.replace(/ at position \d+.*$/s, '').replace(/ in JSON$/, '').replace(/, ".*$/s, '').trim() || 'syntax error';
-  if (!position) return `: ${reason}`;
-  const at = Number(position[1]);
+  // The parser's message may quote part of the body: keep only its first clause, and find the
+  // place ourselves when the message gives none.
+  const reason = message.replace(/ at position \d+.*$/s, '').replace(/ in JSON$/, '').replace(/, ".*$/s, '').replace(/, \.\.\.".*$/s, '').trim() || 'syntax error';
+  const given = /at position (\d+)/.exec(message);
+  const at = given ? Number(given[1]) : jsonErrorOffset(text);
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < at && i < text.length; i++) {
@@ -113,6 +113,101 @@ function strictWhere(err: Error, text: string): string {
     }
   }
   return ` at line ${line}, column ${at - lineStart + 1}: ${reason}`;
+}
+
+/**
+ * Where strict JSON first goes wrong in `text`: one pass, no recursion (nesting is kept on a stack),
+ * so any body costs time in proportion to its length.
+ */
+export function jsonErrorOffset(text: string): number {
+  const n = text.length;
+  let i = 0;
+  const stack: ('{' | '[')[] = [];
+  const space = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else break;
+    }
+  };
+  const string = (): boolean => {
+    if (text[i] !== '"') return false;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false;
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else return false;
+      } else i++;
+    }
+    return false;
+  };
+  const scalar = (): boolean => {
+    for (const word of ['true', 'false', 'null']) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return true;
+      }
+    }
+    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
+    if (!m || m[0] === '') return false;
+    i += m[0].length;
+    return true;
+  };
+  // A value is expected at i; returns false (with i at the fault) when none is there. Opening
+  // brackets are pushed and their first element read in the same loop: no recursion.
+  const value = (): boolean => {
+    for (;;) {
+      space();
+      const c = text[i];
+      if (c !== '{' && c !== '[') return c === '"' ? string() : scalar();
+      stack.push(c);
+      i++;
+      space();
+      if (text[i] === (c === '{' ? '}' : ']')) {
+        stack.pop();
+        i++;
+        return true;
+      }
+      if (c === '{') {
+        if (!string()) return false;
+        space();
+        if (text[i] !== ':') return false;
+        i++;
+      }
+    }
+  };
+  if (!value()) return Math.min(i, n);
+  for (;;) {
+    space();
+    const top = stack[stack.length - 1];
+    if (top === undefined) return i < n ? i : n;
+    const c = text[i];
+    if (c === (top === '{' ? '}' : ']')) {
+      stack.pop();
+      i++;
+      continue;
+    }
+    if (c !== ',') return Math.min(i, n);
+    i++;
+    if (top === '{') {
+      space();
+      if (!string()) return Math.min(i, n);
+      space();
+      if (text[i] !== ':') return Math.min(i, n);
+      i++;
+    }
+    if (!value()) return Math.min(i, n);
+  }
 }
 
 /** True when a text is `key=value` pairs joined by `&` (keys without white space, braces or brackets). */

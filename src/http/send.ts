@@ -1,18 +1,18 @@
 // The one rendering tail: every JSON body leaves through here, printed the way the real product
-// prints it (4-space indent, '/' escaped), which some clients compare as text.
+// prints it (see render/json-text.ts), which some clients compare as text.
 import type { FastifyReply } from 'fastify';
+import { printJson } from '../render/json-text.js';
 import type { Problem } from '../core/problems.js';
 import { problemBody, problemHeaders, statusOf } from './errors.js';
 
-export function serialize(body: unknown): string {
-  // '/' can only occur inside JSON strings, so escaping it everywhere is safe.
-  return JSON.stringify(body, null, 4).replaceAll('/', '\\/');
-}
+export const serialize = printJson;
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
   reply.code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   reply.header('content-type', 'application/json');
+  // The product says that its answers vary with the encoding asked for.
+  reply.header('vary', 'Accept-Encoding');
   return reply.send(serialize(body));
 }
 

@@ -1,6 +1,7 @@
 // How the Lifecycle Manager acts on a runtime: this domain through its own configuration (an
 // activated edit), another appserver-admin server through its REST interface, and databases and
 // traffic directors through the partitions recorded for them (PDBs, routes).
+import { LONE_SURROGATE } from '../core/text.js';
 import { badGateway, badRequest, gatewayTimeout } from '../core/problems.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
@@ -119,7 +120,6 @@ export const CALL_TIMEOUT_MS = 15_000;
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 const API = '/management/appserver/latest';
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A name as one segment of a remote path: never empty, `.` or `..` (which would move up the path). */
 function segment(name: string, what: string): string {

@@ -14,6 +14,7 @@ import { nameProblem } from '../config/validate.js';
 import { Mutex } from '../core/mutex.js';
 import { type Store, StoreConflict } from '../store/store.js';
 import { hostNameProblem, normalHostName, PROTOCOLS, protocolProblem, shown, urlHost } from './address.js';
+import { LifecycleBeans } from './beans.js';
 import { LocalDriver, RecordedDriver, RemoteDriver, type RuntimeDriver, type Timer } from './drivers.js';
 import {
   type Association,
@@ -196,6 +197,16 @@ export class LifecycleService {
         }
       }
     });
+  }
+
+  /**
+   * The records as a bean tree for one request. The partitions of `runtime`, when it names a
+   * registered runtime, are fetched from it first (the tree is read synchronously).
+   */
+  async beans(runtime: string | undefined): Promise<LifecycleBeans> {
+    const partitions = new Map<string, RuntimePartition[]>();
+    if (runtime !== undefined && this.data.runtimes.some((r) => r.name === runtime)) partitions.set(runtime, await this.runtimePartitions(runtime));
+    return new LifecycleBeans(() => this.data, partitions);
   }
 
   private driver(rt: Runtime): RuntimeDriver {

@@ -7,6 +7,7 @@ import { badRequest, internal, notFound } from '../core/problems.js';
 import { settlesWithin } from '../core/clock.js';
 import type { Catalog } from '../catalog/load.js';
 import type { OperationDef } from '../catalog/model.js';
+import type { OperationTable } from '../catalog/overlay-format.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import type { Task } from '../runtime/tasks.js';
 import type { AuditNote } from '../security/audit.js';
@@ -45,13 +46,16 @@ export class OperationExecutor {
     definitions: readonly OperationDefinition[],
     private readonly renderer: Renderer,
     private readonly use: OperationServices,
+    /** Actions the catalog declares that a tree's writer performs (the Lifecycle Manager's). */
+    performedElsewhere: OperationTable = {},
   ) {
     for (const { declaration, handler } of definitions) this.handlers.set(operationKey(declaration.on, declaration.name), handler);
+    const elsewhere = (op: OperationDef) => Object.hasOwn(performedElsewhere, op.declaredBy) && performedElsewhere[op.declaredBy]!.some((o) => o.name === op.name);
     // Every action the catalog advertises must have its handler: a server that could show an
     // action link it cannot run does not start.
     for (const t of catalog.types.values()) {
       for (const op of t.operations.values()) {
-        if (!this.handlers.has(operationKey(op.declaredBy, op.name))) throw new Error(`the operation '${op.name}' of ${op.declaredBy} has no handler`);
+        if (!this.handlers.has(operationKey(op.declaredBy, op.name)) && !elsewhere(op)) throw new Error(`the operation '${op.name}' of ${op.declaredBy} has no handler`);
       }
     }
   }

@@ -19,22 +19,25 @@ type Json = Record<string, unknown>;
 export class Renderer {
   constructor(private readonly resolver: Resolver) {}
 
-  /** A bean: links, identity, then every visible property. */
+  /** A bean: links, identity, then every visible property (and its collection shown in place). */
   bean(node: BeanNode, ctx: RenderContext, asItem = false): Json {
     const out: Json = {};
     const live = node.root.live?.(node);
     if (wantsLinks(ctx.shape)) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
     if (node.type.kind !== 'rest' && wantsField(ctx.shape, 'identity')) out.identity = node.identity;
-    this.fields(node, ctx, out, live);
+    this.fields(node, ctx, out, live, asItem);
+    const inPlace = node.type.inline;
+    if (inPlace && !asItem) out.items = this.resolver.items(node, inPlace).map((item) => this.bean(item, ctx, true));
     return out;
   }
 
   /** The properties of a bean (no links, no identity). */
-  private fields(node: BeanNode, ctx: RenderContext, out: Json, live: Record<string, unknown> | undefined): Json {
+  private fields(node: BeanNode, ctx: RenderContext, out: Json, live: Record<string, unknown> | undefined, asItem: boolean): Json {
     // With a field list, only the fields asked for are looked at (searches ask for a few of many).
     const chosen = ctx.shape.fields ? selected(node, ctx) : node.type.fields[ctx.version];
     for (const p of chosen) {
       if (!ctx.shape.fields && !wantsField(ctx.shape, p.name)) continue;
+      if (asItem && p.detail) continue;
       // A live value explicitly undefined means the property is absent in this state.
       if (live && p.name in live && live[p.name] === undefined) continue;
       out[p.name] = fieldValue(p, node, live, ctx.productionMode);
@@ -59,13 +62,16 @@ export class Renderer {
     const out: Json = {};
     if (wantsLinks(ctx.shape)) {
       const links = headLinks(ctx, owner.path, path);
-      push(links, ctx, 'create', ctx.urls.href([...owner.path, prop.name]));
+      // The Lifecycle Manager's forms link back to their child by its name.
+      push(links, ctx, owner.type.links === 'lifecycle' ? prop.name : 'create', ctx.urls.href([...owner.path, prop.name]));
       out.links = links;
     }
-    const blank: BeanNode = { root: owner.root, type, key: '', identity: [], path, parentPath: owner.path };
+    const blank: BeanNode = { root: owner.root, type, key: '', identity: [], path, parentPath: owner.path, scope: owner.scope };
     for (const p of type.fields[ctx.version]) {
-      if (!(p.writable || p.name === 'type') || !wantsField(ctx.shape, p.name)) continue;
-      if (p.name === 'type') out.type = type.discriminator;
+      // `type` names the bean type to create, unless it is a writable property of its own.
+      const discriminator = p.name === 'type' && !p.writable;
+      if (!(p.writable || discriminator) || !wantsField(ctx.shape, p.name)) continue;
+      if (discriminator) out.type = type.discriminator;
       else if (p.key) out[p.name] = null;
       else out[p.name] = p.encrypted ? null : toWire(p, defaultOf(p, blank, ctx.productionMode));
     }
@@ -84,12 +90,24 @@ export class Renderer {
     const links: Link[] = [];
     const { urls } = ctx;
     const self = urls.href(node.path);
-    push(links, ctx, 'parent', node.path.length === 0 ? urls.versionsHref() : urls.href(node.parentPath));
+    const parent = node.path.length === 0 ? urls.versionsHref() : urls.href(node.parentPath);
+    if (parent !== undefined) push(links, ctx, 'parent', parent);
     push(links, ctx, 'self', self);
     push(links, ctx, 'canonical', self);
     const source = node.root.source;
+    const lifecycle = node.type.links === 'lifecycle';
+    // A Lifecycle Manager bean that is its owner's only one of its kind (a service's PDB) links the
+    // form that makes it, as a collection does.
+    const form = node.via?.shape === 'singleton' ? node.via.createForm : undefined;
+    if (lifecycle && form && node.root.editable) push(links, ctx, 'create-form', urls.href([...node.parentPath, form]));
     for (const p of node.type.children) {
-      if (!visibleIn(p, ctx.version) || (p.onlyIn && p.onlyIn !== node.root.name) || (p.adminOnly && node.root.restricted)) continue;
+      if (p.inline || !visibleIn(p, ctx.version) || (p.onlyIn && p.onlyIn !== node.root.name) || (p.adminOnly && node.root.restricted)) continue;
+      if (lifecycle) {
+        // The form first, and both whether or not the child exists yet.
+        if (node.root.editable && p.createForm) push(links, ctx, p.createForm, `${self}/${p.createForm}`);
+        push(links, ctx, p.name, `${self}/${encodeURIComponent(p.name)}`);
+        continue;
+      }
       const present = !p.optional || source.bean(childKey(node.key, p.name)) !== undefined;
       if (present) push(links, ctx, p.name, `${self}/${encodeURIComponent(p.name)}`);
       if (node.root.editable && p.createForm && (p.shape === 'collection' || !present)) {
@@ -99,9 +117,10 @@ export class Renderer {
     this.referenceLinks(node, ctx, links, live);
     for (const op of node.type.operations.values()) {
       if (op.deprecatedIn && ctx.version !== 'legacy') continue;
-      if (wantsRel(ctx.shape, 'action')) links.push({ rel: 'action', href: `${self}/${op.name}`, title: op.name });
+      if (lifecycle) push(links, ctx, op.name, `${self}/${op.name}`);
+      else if (wantsRel(ctx.shape, 'action')) links.push({ rel: 'action', href: `${self}/${op.name}`, title: op.name });
     }
-    if (node.key === '') push(links, ctx, 'search', `${self}/search`);
+    if (node.key === '' && node.root.search !== false) push(links, ctx, 'search', `${self}/search`);
     return links;
   }
 
@@ -109,11 +128,13 @@ export class Renderer {
   private referenceLinks(node: BeanNode, ctx: RenderContext, links: Link[], live: Record<string, unknown> | undefined): void {
     const values = node.record?.values;
     if (!values && !live) return;
-    for (const p of node.type.fields[ctx.version]) {
-      if (p.shape !== 'reference' || p.array) continue;
-      const identity = live && p.name in live ? live[p.name] : values?.[p.name];
-      if (!Array.isArray(identity)) continue;
-      push(links, ctx, p.name, ctx.urls.href([...node.root.base, ...(identity as string[])]));
+    for (const list of [node.type.fields[ctx.version], node.type.linkRefs]) {
+      for (const p of list) {
+        if (p.shape !== 'reference' || p.array) continue;
+        const identity = live && p.name in live ? live[p.name] : values?.[p.name];
+        if (!Array.isArray(identity)) continue;
+        push(links, ctx, p.name, ctx.urls.href([...node.root.base, ...(identity as string[])]));
+      }
     }
   }
 }
@@ -123,7 +144,7 @@ function selected(node: BeanNode, ctx: RenderContext): PropDef[] {
   const out: PropDef[] = [];
   for (const name of ctx.shape.fields!) {
     const p = node.type.prop.get(name);
-    if (p && (p.shape === 'scalar' || p.shape === 'reference') && !p.internal && visibleIn(p, ctx.version)) out.push(p);
+    if (p && (p.shape === 'scalar' || p.shape === 'reference') && !p.internal && !p.linkOnly && visibleIn(p, ctx.version)) out.push(p);
   }
   return out;
 }

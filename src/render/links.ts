@@ -7,10 +7,14 @@ export interface Link {
 }
 
 export class Urls {
-  /** `origin` is scheme://host[:port]; `root` is the path of the version root (…/management/appserver/latest). */
+  /**
+   * `origin` is scheme://host[:port]; `root` is the path of the version root
+   * (…/management/appserver/latest), or of a version list when `top` (nothing is above it).
+   */
   constructor(
     readonly origin: string,
     readonly root: string,
+    private readonly top = false,
   ) {}
 
   /** href of a resource given its URL segments below the version root. */
@@ -20,8 +24,8 @@ export class Urls {
     return out;
   }
 
-  /** href of the parent of the version root (the version list). */
-  versionsHref(): string {
-    return this.origin + this.root.slice(0, this.root.lastIndexOf('/'));
+  /** href of the parent of the version root (the version list); none above a version list. */
+  versionsHref(): string | undefined {
+    return this.top ? undefined : this.origin + this.root.slice(0, this.root.lastIndexOf('/'));
   }
 }

@@ -16,8 +16,9 @@ export function isoDate(ms: number): string {
 
 /** The value of a property nobody set. */
 export function defaultOf(p: PropDef, node: BeanNode, productionMode: boolean): unknown {
-  // The bean's own type, as the wire names it, is never stored as a value.
-  if (p.name === 'type') return node.type.discriminator;
+  // The bean's own type, as the wire names it, is never stored as a value (a writable `type` is a
+  // property of its own, such as a Lifecycle Manager runtime's).
+  if (p.name === 'type' && !p.writable) return node.type.discriminator;
   if (p.name === 'name' && node.parentName !== undefined && !p.hasDefault) return node.parentName;
   if (p.hasDefault) return productionMode && p.productionDefault !== undefined ? p.productionDefault : p.defaultValue;
   return zeroOf(p);

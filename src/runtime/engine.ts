@@ -4,7 +4,9 @@
 // a transition rewrites a tree only when beans appear or disappear.
 import type { Catalog } from '../catalog/load.js';
 import type { NamedBean, Topology } from '../config/topology.js';
-import type { BeanNode, LiveValues } from '../tree/resolve.js';
+import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
+import { type ActivationChange, runtimeEffect } from '../behaviour/runtime-effects.js';
 import { BeanTree } from '../tree/records.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { Messaging } from './messaging.js';
@@ -24,38 +26,7 @@ import {
 
 const R = 'appserver.management.runtime.';
 
-/** What an activation changed, as far as the runtime needs to know. */
-export interface ActivationChange {
-  operation: 'create' | 'modify' | 'delete';
-  identity: readonly string[];
-  properties?: readonly { name: string }[];
-}
-
-/** Collections whose changes move servers, targets or deployments: the whole runtime follows. */
-const TOPOLOGY = new Set(['clusters', 'machines', 'virtualTargets', 'migratableTargets', 'partitions', 'resourceGroups', 'appDeployments', 'libraries', 'JMSServers', 'fileStores']);
-/** System resources: their own bean matters (targets); of their descriptors, only JMS ones do. */
-const RESOURCES = new Set(['JDBCSystemResources', 'JMSSystemResources']);
-/** Server properties the runtime shows or depends on. */
-const SERVER_PROPS = new Set(['listenAddress', 'listenPort', 'machine']);
-
-/** The server whose runtime a change concerns, 'all' for a topology change, undefined for none. */
-function runtimeEffect(c: ActivationChange): string | 'all' | undefined {
-  const [collection, name] = c.identity;
-  if (collection === undefined) {
-    return c.properties?.some((p) => p.name === 'name' || p.name === 'adminServerName' || p.name === 'productionModeEnabled') ? 'all' : undefined;
-  }
-  if (collection === 'servers' && name !== undefined) {
-    if (c.identity.length > 2) return undefined;
-    if (c.operation !== 'modify') return name;
-    if (c.properties?.some((p) => p.name === 'cluster')) return 'all';
-    return c.properties?.some((p) => SERVER_PROPS.has(p.name)) ? name : undefined;
-  }
-  if (TOPOLOGY.has(collection)) return 'all';
-  // A JMS module's destinations and sub-deployments place destinations on JMS servers.
-  if (collection === 'JMSSystemResources') return 'all';
-  if (RESOURCES.has(collection)) return c.identity.length <= 2 ? 'all' : undefined;
-  return undefined;
-}
+export type { ActivationChange } from '../behaviour/runtime-effects.js';
 
 export interface EditSessionView {
   name: string;
@@ -80,7 +51,8 @@ export function moduleTypeOf(app: NamedBean): string {
   return ['war', 'ear', 'jar', 'rar'].includes(ext) ? ext : 'war';
 }
 
-export class RuntimeEngine {
+/** The runtime's states and counters, as derived values read them. */
+export class RuntimeEngine implements RuntimeFigures {
   domainTree = new BeanTree();
   readonly serverTrees = new Map<string, BeanTree>();
   readonly pools = new ConnectorPools();
@@ -88,7 +60,7 @@ export class RuntimeEngine {
   editSessions: () => EditSessionView[] = () => [];
   /** Called after every change of the durable state (persists it). */
   onStateChange: () => void = () => {};
-  /** Called when a server's state changes (its log records it). */
+  /** Called when a server moves to another lifecycle state (logs it). */
   onServerState: (server: string, state: ServerState) => void = () => {};
   /** JMS servers and destinations of the running servers, and what is paused on them. */
   readonly messaging: Messaging;
@@ -97,6 +69,7 @@ export class RuntimeEngine {
 
   constructor(
     private readonly catalog: Catalog,
+    private readonly behaviours: BehaviourRegistry,
     private topology: Topology,
     readonly state: RuntimeState,
     readonly now: () => number,
@@ -137,6 +110,7 @@ export class RuntimeEngine {
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
   setServerState(name: string, next: ServerState): void {
     const was = this.serverTrees.has(name);
+    if (this.state.servers.get(name) !== next) this.onServerState(name, next);
     this.state.servers.set(name, next);
     const reachable = REACHABLE.has(next);
     if (reachable && !was) {
@@ -149,8 +123,8 @@ export class RuntimeEngine {
       }
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
-      this.state.sslChannels.delete(name);
       this.activationTimes.delete(name);
+      this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
       // What was paused on its JMS servers ends with them.
@@ -158,7 +132,6 @@ export class RuntimeEngine {
       this.messaging.forget((jmsServer) => hosted.has(jmsServer));
     }
     this.onStateChange();
-    this.onServerState(name, next);
   }
 
   /**
@@ -294,46 +267,31 @@ export class RuntimeEngine {
     this.onStateChange();
   }
 
-  // ---- live values ----
+  // ---- figures read at request time (derived values) ----
 
-  /** Values read at request time from the state, for the runtime trees. */
-  live(server: string | null): LiveValues {
-    return (node: BeanNode) => {
-      const id = node.identity;
-      switch (node.type.short) {
-        case 'ServerLifeCycleRuntime':
-          return { state: this.serverState(id[1]!) };
-        case 'ServerRuntime':
-          if (server === null || node.key !== '') return undefined;
-          return { state: this.serverState(server), stateVal: SERVER_STATE_VAL[this.serverState(server)] ?? 9 };
-        case 'PartitionLifeCycleRuntime':
-          return { ...this.partitionState(id[1]!) };
-        case 'ResourceGroupLifeCycleRuntime':
-          return { state: this.resourceGroupState(id[0] === 'domainPartitionRuntimes' ? id[1]! : '', id[id.length - 1]!) };
-        case 'PartitionRuntime':
-          return server === null ? undefined : { ...partitionWire(this.partitionOn(id[1]!, server)) };
-        case 'JDBCDataSourceRuntime': {
-          if (server === null) return undefined;
-          const partition = id[0] === 'partitionRuntimes' ? id[1]! : '';
-          const ds = id[id.length - 1]!;
-          const state = this.dataSourceState(server, partition, ds);
-          return { state, enabled: state !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
-        }
-        case 'ConnectorConnectionPoolRuntime': {
-          if (server === null) return undefined;
-          const adapter = id[id.indexOf('connectionPools') - 1] ?? '';
-          return this.pools.live(server, String(node.record?.values.poolName ?? ''), adapter);
-        }
-        case 'ConnectorComponentRuntime':
-          return server === null ? undefined : this.pools.adapterLive(server, id[id.length - 1]!);
-        case 'JMSServerRuntime':
-          return server === null ? undefined : this.messaging.live(this.topology, id[id.length - 1]!);
-        case 'JMSDestinationRuntime':
-          return server === null ? undefined : this.messaging.live(this.topology, id[id.indexOf('JMSServers') + 1]!, id[id.length - 1]!);
-        default:
-          return undefined;
-      }
-    };
+  serverStateVal(server: string): number {
+    return SERVER_STATE_VAL[this.serverState(server)] ?? 9;
+  }
+
+  partitionStateOn(partition: string, server: string): PartitionStateView {
+    return partitionWire(this.partitionOn(partition, server));
+  }
+
+  dataSourceFigures(server: string, partition: string, ds: string): Record<string, unknown> {
+    const state = this.dataSourceState(server, partition, ds);
+    return { state, enabled: state !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+  }
+
+  poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined {
+    return this.pools.live(server, pool, adapter);
+  }
+
+  jmsFigures(jmsServer: string, destination?: string): Record<string, unknown> {
+    return this.messaging.live(this.topology, jmsServer, destination);
+  }
+
+  adapterFigures(server: string, adapter: string): Record<string, unknown> {
+    return this.pools.adapterLive(server, adapter);
   }
 
   // ---- building ----
@@ -374,9 +332,9 @@ export class RuntimeEngine {
     }
     const servers = new Set<string>();
     for (const c of changes) {
-      const effect = runtimeEffect(c);
+      const effect = runtimeEffect(this.behaviours, c);
       if (effect === 'all') return this.rebuild(topology);
-      if (effect) servers.add(effect);
+      if (effect !== 'none') servers.add(effect.server);
     }
     this.topology = topology;
     for (const name of servers) this.refreshServer(name);

@@ -7,6 +7,7 @@ import type { RuntimeEngine } from './engine.js';
 import type { Scheduler } from '../core/clock.js';
 import type { ServerState } from './state.js';
 import type { Task, TaskEngine } from './tasks.js';
+import { PARTITION_LIFECYCLE, RESOURCE_GROUP_LIFECYCLE, SERVER_LIFECYCLE, type StepTiming, type Transition } from '../behaviour/state-machines.js';
 
 const R = 'appserver.management.runtime.';
 const SERVER_TASK = `${R}ServerLifeCycleTaskRuntimeMBean`;
@@ -14,14 +15,7 @@ const PARTITION_TASK = `${R}PartitionLifeCycleTaskRuntimeMBean`;
 const RG_TASK = `${R}ResourceGroupLifeCycleTaskRuntimeMBean`;
 
 /** How long each kind of step takes on the scheduler's clock (ms). */
-export interface LifecycleTimings {
-  serverStart: number;
-  serverShutdown: number;
-  serverSuspend: number;
-  partition: number;
-  resourceGroup: number;
-  deployment: number;
-}
+export type LifecycleTimings = Record<StepTiming | 'deployment', number>;
 
 export const DEFAULT_TIMINGS: LifecycleTimings = {
   serverStart: 2000,
@@ -32,55 +26,13 @@ export const DEFAULT_TIMINGS: LifecycleTimings = {
   deployment: 1000,
 };
 
-interface Transition {
-  from: readonly string[];
-  via: string;
-  to: string;
-  /** `operation` field of the task. */
-  operation: string;
-  describe: (subject: string) => string;
-  timing: keyof LifecycleTimings;
-  /** States in which the operation has nothing to do and completes at once. */
-  already?: readonly string[];
-}
+const SERVER = SERVER_LIFECYCLE.transitions;
+const PARTITION = PARTITION_LIFECYCLE.transitions;
+const RG = RESOURCE_GROUP_LIFECYCLE.transitions;
 
-const SERVER: Record<string, Transition> = {
-  start: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'RUNNING', operation: 'start', describe: (s) => `Starting ${s} server ...`, timing: 'serverStart', already: ['RUNNING'] },
-  startInAdmin: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'ADMIN', operation: 'startInAdmin', describe: (s) => `Starting ${s} server in admin mode ...`, timing: 'serverStart', already: ['ADMIN'] },
-  startInStandby: { from: ['SHUTDOWN', 'FAILED'], via: 'STARTING', to: 'STANDBY', operation: 'startInStandby', describe: (s) => `Starting ${s} server in standby mode ...`, timing: 'serverStart', already: ['STANDBY'] },
-  resume: { from: ['ADMIN', 'STANDBY'], via: 'RESUMING', to: 'RUNNING', operation: 'resume', describe: (s) => `Resuming ${s} server ...`, timing: 'serverSuspend' },
-  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'suspendWithTimeout', describe: (s) => `suspending ${s} server ...`, timing: 'serverSuspend', already: ['ADMIN'] },
-  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'forceSuspend', describe: (s) => `Forcefully suspending ${s} server ...`, timing: 'serverSuspend', already: ['ADMIN'] },
-  shutdown: { from: ['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING'], via: 'SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'shutdown', describe: (s) => `Shutting down ${s} server ...`, timing: 'serverShutdown' },
-  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'STARTING', 'SHUTTING_DOWN', 'FORCE_SUSPENDING', 'FAILED'], via: 'FORCE_SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'forceShutdown', describe: (s) => `Forcefully shutting down ${s} server ...`, timing: 'serverShutdown' },
-};
-
-const SHUT = ['HALTED', 'BOOTED'];
-const PARTITION: Record<string, Transition> = {
-  start: { from: SHUT, via: 'STARTING', to: 'RUNNING', operation: 'START', describe: (p) => `Starting ${p}`, timing: 'partition', already: ['RUNNING'] },
-  startInAdmin: { from: SHUT, via: 'STARTING_IN_ADMIN', to: 'ADMIN', operation: 'ADMIN', describe: (p) => `Starting ${p} in admin mode`, timing: 'partition', already: ['ADMIN'] },
-  boot: { from: ['HALTED'], via: 'BOOTING', to: 'BOOTED', operation: 'BOOT', describe: (p) => `Booting ${p}`, timing: 'partition', already: ['BOOTED'] },
-  halt: { from: ['RUNNING', 'ADMIN', 'BOOTED'], via: 'HALTING', to: 'HALTED', operation: 'HALT', describe: (p) => `Halting ${p}`, timing: 'partition', already: ['HALTED'] },
-  shutdown: { from: ['RUNNING', 'ADMIN'], via: 'SHUTTING_DOWN', to: 'BOOTED', operation: 'SHUTDOWN', describe: (p) => `Shutting down ${p}`, timing: 'partition', already: SHUT },
-  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STARTING', 'STARTING_IN_ADMIN', 'SUSPENDING', 'RESUMING'], via: 'FORCE_SHUTTING_DOWN', to: 'BOOTED', operation: 'FORCE_SHUTDOWN', describe: (p) => `Force Shutting down ${p}`, timing: 'partition', already: SHUT },
-  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'SUSPEND', describe: (p) => `Suspending ${p}`, timing: 'partition', already: ['ADMIN'] },
-  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'FORCE_SUSPEND', describe: (p) => `Force Suspending ${p}`, timing: 'partition', already: ['ADMIN'] },
-  resume: { from: ['ADMIN'], via: 'RESUMING', to: 'RUNNING', operation: 'RESUME', describe: (p) => `Resuming ${p}`, timing: 'partition', already: ['RUNNING'] },
-};
-
-const RG: Record<string, Transition> = {
-  start: { from: ['SHUTDOWN'], via: 'STARTING', to: 'RUNNING', operation: 'START', describe: (g) => `Starting ${g}`, timing: 'resourceGroup', already: ['RUNNING'] },
-  startInAdmin: { from: ['SHUTDOWN'], via: 'STARTING_IN_ADMIN', to: 'ADMIN', operation: 'ADMIN', describe: (g) => `Starting ${g} in admin mode`, timing: 'resourceGroup', already: ['ADMIN'] },
-  shutdown: { from: ['RUNNING', 'ADMIN'], via: 'SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'SHUTDOWN', describe: (g) => `Shutting down ${g}`, timing: 'resourceGroup', already: ['SHUTDOWN'] },
-  forceShutdown: { from: ['RUNNING', 'ADMIN', 'STARTING', 'SUSPENDING', 'RESUMING'], via: 'FORCE_SHUTTING_DOWN', to: 'SHUTDOWN', operation: 'FORCE_SHUTDOWN', describe: (g) => `Force Shutting down ${g}`, timing: 'resourceGroup', already: ['SHUTDOWN'] },
-  suspend: { from: ['RUNNING'], via: 'SUSPENDING', to: 'ADMIN', operation: 'SUSPEND', describe: (g) => `Suspending ${g}`, timing: 'resourceGroup', already: ['ADMIN'] },
-  forceSuspend: { from: ['RUNNING', 'SUSPENDING'], via: 'FORCE_SUSPENDING', to: 'ADMIN', operation: 'FORCE_SUSPEND', describe: (g) => `Force Suspending ${g}`, timing: 'resourceGroup', already: ['ADMIN'] },
-  resume: { from: ['ADMIN'], via: 'RESUMING', to: 'RUNNING', operation: 'RESUME', describe: (g) => `Resuming ${g}`, timing: 'resourceGroup', already: ['RUNNING'] },
-};
-
-export const SERVER_OPERATIONS = Object.keys(SERVER);
-export const PARTITION_OPERATIONS = Object.keys(PARTITION);
-export const RESOURCE_GROUP_OPERATIONS = Object.keys(RG);
+export const SERVER_OPERATIONS = [...SERVER.keys()];
+export const PARTITION_OPERATIONS = [...PARTITION.keys()];
+export const RESOURCE_GROUP_OPERATIONS = [...RG.keys()];
 
 function illegal(what: string, state: string, op: string, t: Transition): Error {
   return badRequest(`${what} is ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`);
@@ -97,7 +49,7 @@ export class Lifecycles {
   // ---- servers ----
 
   server(name: string, op: string): Task {
-    const t = SERVER[op];
+    const t = SERVER.get(op);
     if (!t) throw badRequest(`'${op}' is not a server lifecycle operation.`);
     if (!this.engine.hasServer(name)) throw badRequest(`There is no server '${name}'.`);
     const state = this.engine.serverState(name);
@@ -141,7 +93,7 @@ export class Lifecycles {
       if (initialState !== 'RUNNING' && initialState !== 'ADMIN') throw badRequest('Partition can only be started in "ADMIN" or "RUNNING" mode.', 'initialState');
       if (initialState === 'ADMIN') key = 'startInAdmin';
     }
-    const t = PARTITION[key];
+    const t = PARTITION.get(key);
     if (!t) throw badRequest(`'${op}' is not a partition lifecycle operation.`);
     if (!this.engine.partition(name)) throw badRequest(`There is no partition '${name}'.`);
     const servers = this.partitionServers(name, only);
@@ -198,7 +150,7 @@ export class Lifecycles {
   // ---- resource groups ----
 
   resourceGroup(partition: string, rg: string, op: string): Task {
-    const t = RG[op];
+    const t = RG.get(op);
     if (!t) throw badRequest(`'${op}' is not a resource group lifecycle operation.`);
     const topology = this.engine.currentTopology;
     const p = partition === '' ? undefined : this.engine.partition(partition);

@@ -2,7 +2,7 @@
 // and thread pool report this process's real memory, uptime, CPU load and request counts.
 import os from 'node:os';
 import v8 from 'node:v8';
-import type { BeanNode, LiveValues } from '../tree/resolve.js';
+import type { ProcessFigures } from '../behaviour/derived-values.js';
 
 /** Request counters the HTTP layer feeds. */
 export class RequestStats {
@@ -47,24 +47,17 @@ function jvm(): Record<string, unknown> {
   };
 }
 
-/** Live values of the administration server's runtime tree. */
-export function adminServerLive(stats: RequestStats): LiveValues {
-  return (node: BeanNode) => {
-    switch (node.type.short) {
-      case 'JVMRuntime':
-        return jvm();
-      case 'ThreadPoolRuntime':
-        return {
-          completedRequestCount: stats.completed,
-          pendingUserRequestCount: stats.pending,
-          executeThreadTotalCount: 1,
-          executeThreadIdleCount: stats.pending > 0 ? 0 : 1,
-          throughput: stats.completed / Math.max(1, process.uptime()),
-        };
-      case 'ServerRuntime':
-        return node.key === '' ? { openSocketsCurrentCount: stats.openConnections } : undefined;
-      default:
-        return undefined;
-    }
+/** Figures of this process (the administration server), as its runtime tree shows them. */
+export function processFigures(stats: RequestStats): ProcessFigures {
+  return {
+    jvm,
+    threadPool: () => ({
+      completedRequestCount: stats.completed,
+      pendingUserRequestCount: stats.pending,
+      executeThreadTotalCount: 1,
+      executeThreadIdleCount: stats.pending > 0 ? 0 : 1,
+      throughput: stats.completed / Math.max(1, process.uptime()),
+    }),
+    openSockets: () => stats.openConnections,
   };
 }

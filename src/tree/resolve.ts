@@ -5,9 +5,18 @@ import type { Catalog } from '../catalog/load.js';
 import { visibleIn } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/model.js';
 import { type BeanRecord, type TreeSource } from './records.js';
-import { childKey, itemKey } from '../core/identity.js';
+import { childKey, identityOfKey, itemKey, keyOfIdentity } from '../core/identity.js';
+import type { BeanScope } from '../behaviour/bean.js';
+import { itemScope } from '../behaviour/partition-scope.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 
-export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime';
+export type { BeanScope } from '../behaviour/bean.js';
+
+/**
+ * The five management trees of a version; `version`, the version resource with `currentUser`;
+ * `versions`, a version list; `lifecycle`, the Lifecycle Manager's resources.
+ */
+export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime' | 'version' | 'versions' | 'lifecycle';
 
 /** Computes values that live outside the records (figures of this process, clocks). */
 export type LiveValues = (node: BeanNode) => Record<string, unknown> | undefined;
@@ -24,12 +33,16 @@ export interface TreeRoot {
   type: TypeDef;
   /** URL segments from the version root to this tree's root. */
   base: readonly string[];
+  /** The server whose runtime tree this is (absent for the domain's trees). */
+  server?: string;
   mounts?: ReadonlyMap<string, Mount>;
   /** Hides collection items outside the request's partition scope. */
   filter?: (prop: PropDef, name: string) => boolean;
   live?: LiveValues;
-  /** The edit tree: create forms are offered. */
+  /** A tree that takes changes (the edit tree, the Lifecycle Manager): create forms are offered. */
   editable: boolean;
+  /** Offers `search` at its root: true unless set to false (versions, the Lifecycle Manager). */
+  search?: boolean;
   /** The requester is not an administrator: children only administrators may read are hidden. */
   restricted?: boolean;
 }
@@ -49,7 +62,12 @@ export interface BeanNode {
   parentPath: readonly string[];
   /** The child property of the owning bean this bean was reached through (absent for roots). */
   via?: PropDef;
+  /** The server and partition the bean belongs to, as the path to it says. */
+  scope: BeanScope;
 }
+
+/** The scope of the domain's own beans. */
+const DOMAIN_SCOPE: BeanScope = Object.freeze({});
 
 export type Target =
   | { kind: 'bean'; node: BeanNode }
@@ -61,7 +79,10 @@ export type Target =
   | { kind: 'search'; node: BeanNode; path: readonly string[] };
 
 export class Resolver {
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly behaviours: BehaviourRegistry,
+  ) {}
 
   rootNode(root: TreeRoot): BeanNode {
     const record = root.source.bean('');
@@ -73,6 +94,7 @@ export class Resolver {
       ...(record ? { record } : {}),
       path: root.base,
       parentPath: root.base.slice(0, -1),
+      scope: root.server !== undefined ? { server: root.server } : DOMAIN_SCOPE,
     };
   }
 
@@ -80,7 +102,8 @@ export class Resolver {
   child(node: BeanNode, seg: string, version: ApiVersion): PropDef | undefined {
     const prop = node.type.prop.get(seg);
     if (!prop || (prop.shape !== 'singleton' && prop.shape !== 'collection')) return undefined;
-    if (!visibleIn(prop, version)) return undefined;
+    // A collection shown in place has no address of its own.
+    if (prop.inline || !visibleIn(prop, version)) return undefined;
     if (prop.onlyIn && prop.onlyIn !== node.root.name) return undefined;
     if (prop.adminOnly && node.root.restricted) return undefined;
     return prop;
@@ -91,18 +114,53 @@ export class Resolver {
     const key = childKey(node.key, prop.name);
     const record = node.root.source.bean(key);
     if (!record && prop.optional) return undefined;
-    return this.childNode(node, prop, key, [...node.identity, prop.name], [...node.path, prop.name], node.path, record);
+    return this.childNode(node, prop, key, [...node.identity, prop.name], [...node.path, prop.name], node.path, record, node.scope);
   }
 
   /** The item `name` of a child collection. */
   item(node: BeanNode, prop: PropDef, name: string): BeanNode | undefined {
     if (node.root.filter && !node.root.filter(prop, name)) return undefined;
+    if (prop.address) return this.addressedItem(node, prop, name);
     const cKey = childKey(node.key, prop.name);
     const key = itemKey(cKey, name);
     const record = node.root.source.bean(key);
     if (!record) return undefined;
     const colPath = [...node.path, prop.name];
-    return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record);
+    const scope = itemScope(this.behaviours, node.scope, prop, name);
+    return this.childNode(node, prop, key, [...node.identity, prop.name, name], [...colPath, name], colPath, record, scope);
+  }
+
+  /**
+   * An item of a collection whose items live elsewhere below the owner (`PropDef.address`): its
+   * name is the parts the address leaves open, joined as a key (`demo_domain/partition1`).
+   */
+  private addressedItem(node: BeanNode, prop: PropDef, name: string): BeanNode | undefined {
+    const parts = identityOfKey(name);
+    let next = 0;
+    const suffix = prop.address!.map((seg) => (seg === '*' ? (parts[next++] ?? '') : seg));
+    if (next !== parts.length) return undefined;
+    const key = childKey(node.key, keyOfIdentity(suffix));
+    const record = node.root.source.bean(key);
+    if (!record) return undefined;
+    return this.childNode(node, prop, key, [...node.identity, ...suffix], [...node.path, ...suffix], [...node.path, prop.name], record, node.scope);
+  }
+
+  /**
+   * The item named by `segments[at..]` when they spell the address of an item of one of the
+   * node's collections; its last segment, when they do, for the caller to go on after it.
+   */
+  private atAddress(node: BeanNode, segments: readonly string[], at: number): { item: BeanNode; last: number } | undefined {
+    for (const prop of node.type.children) {
+      const address = prop.address;
+      if (!address || prop.inline || at + address.length > segments.length) continue;
+      if (!address.every((seg, j) => seg === '*' || seg === segments[at + j])) continue;
+      const parts = address.flatMap((seg, j) => (seg === '*' ? [segments[at + j]!] : []));
+      const last = at + address.length - 1;
+      const item = this.item(node, prop, keyOfIdentity(parts));
+      if (!item) throw notFound(segments[last]!);
+      return { item, last };
+    }
+    return undefined;
   }
 
   /** Items of a child collection, in order, honouring the partition scope. */
@@ -159,13 +217,19 @@ export class Resolver {
         node = next;
         continue;
       }
+      const addressed = this.atAddress(node, segments, i);
+      if (addressed) {
+        node = addressed.item;
+        i = addressed.last;
+        continue;
+      }
       if (last) {
         const path = [...node.path, seg];
         const op = node.type.operations.get(seg);
         if (op && (!op.deprecatedIn || version === 'legacy')) return { kind: 'action', node, op, path };
         const formProp = node.root.editable ? node.type.createForms.get(seg) : undefined;
         if (formProp && visibleIn(formProp, version)) return { kind: 'createForm', owner: node, prop: formProp, path };
-        if (seg === 'search' && node.key === '') return { kind: 'search', node, path };
+        if (seg === 'search' && node.key === '' && node.root.search !== false) return { kind: 'search', node, path };
       }
       throw notFound(seg);
     }
@@ -180,6 +244,7 @@ export class Resolver {
     path: string[],
     parentPath: readonly string[],
     record: BeanRecord | undefined,
+    scope: BeanScope,
   ): BeanNode {
     const type = this.catalog.type(record?.type ?? prop.javaType);
     const parentName = parent.record?.values.name ?? parent.parentName;
@@ -193,6 +258,7 @@ export class Resolver {
       path,
       parentPath,
       via: prop,
+      scope,
     };
   }
 }

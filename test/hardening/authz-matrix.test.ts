@@ -2,7 +2,7 @@
 // Deployers, Operators, Monitors), by a user in no group, and with no credentials. The expected
 // policy is written out below as a table, derived from the README's stated policy (GET and search
 // for every role; POST and DELETE for Admin only, except where an operation names more roles) and
-// the operations table (src/catalog/overlay/operations.ts: `roles` lists the non-Admin roles allowed;
+// the operations (src/operations/, each declaration's `roles` lists the non-Admin roles allowed;
 // Deployer may write types whose catalog roles include it, such as JDBC system resources).
 //
 // For each cell: what the policy refuses must be refused (403, or 401 without credentials; a user in

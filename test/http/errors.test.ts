@@ -190,3 +190,21 @@ test('GET needs no X-Requested-By', async () => {
   assert.equal(r.status, 200);
   assert.equal(r.json.name, 'ms1');
 });
+
+test('a server whose event loop runs over a second late answers 503 with Retry-After, then recovers', async () => {
+  // The server runs in this process: blocking the loop here blocks it.
+  const end = performance.now() + 1300;
+  while (performance.now() < end) {
+    // busy
+  }
+  const late = await call(`${srv.latest}/serverRuntime`);
+  assert.equal(late.status, 503, late.text);
+  assert.equal(late.headers.get('retry-after'), '2');
+  assert.match(late.json.detail, /overloaded \(the event loop runs \d+ ms late\)/);
+  let back = late;
+  for (let i = 0; i < 40 && back.status === 503; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    back = await call(`${srv.latest}/serverRuntime`);
+  }
+  assert.equal(back.status, 200, 'the server did not recover');
+});

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { OverlayParam } from '../../src/catalog/overlay-format.js';
-import { Trees } from '../../src/api/trees.js';
+import { type ManagementTreeName, Trees } from '../../src/api/trees.js';
 import type { OperationDef } from '../../src/catalog/model.js';
 import { catalogWithOperations } from '../../src/operations/catalog.js';
 import { RequestStats } from '../../src/runtime/live.js';
-import { Resolver, type TreeName } from '../../src/tree/resolve.js';
+import { Resolver } from '../../src/tree/resolve.js';
 import { ASYNC, type Reply, type RuntimeServer, pollUntil, startRuntimeServer } from '../support/runtime-server.js';
 
 const TREES = ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime'];
@@ -132,7 +132,7 @@ function operationOf(a: ActionLink): OperationDef {
   const catalog = catalogWithOperations();
   const trees = new Trees(catalog, srv.server.domain, new RequestStats());
   const [tree, ...segments] = [...a.path, a.name];
-  const target = new Resolver(catalog).resolve(trees.root(tree as TreeName, {}), segments, 'current');
+  const target = new Resolver(catalog, srv.server.domain.behaviours).resolve(trees.root(tree as ManagementTreeName, {}), segments, 'current');
   assert.equal(target.kind, 'action', `${a.href} does not name an action`);
   return (target as { op: OperationDef }).op;
 }

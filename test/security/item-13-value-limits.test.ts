@@ -104,6 +104,9 @@ test('item 13: NUL and lone surrogates are refused in every string, lists and ma
     await refused(lcm('runtimes', { name: 'nul-rt', type: 'database', hostName: 'h', port: 1, properties: [{ name: text, value: 'v' }] }), 'properties', why, `runtime property name ${what}`);
   }
   await refused(admin.post(MS1, 'notes=a%00b', { 'content-type': 'application/x-www-form-urlencoded' }), 'notes', /NUL/, 'a NUL in a form');
+  // A reference naming a bean with a lone surrogate names nothing: a 400, not a fault of the server.
+  await refused(admin.post(MS1, { cluster: ['clusters', '\ud800'] }), 'cluster', /must be a reference/, 'a lone surrogate in a reference');
+  await refused(admin.post(MS1, { cluster: { identity: ['clusters', 'c\udc00'] } }), 'cluster', /must be a reference/, 'a lone surrogate in an identity');
   assert.deepEqual(await activeServer('ms1'), before, 'a refused write changed ms1');
   assert.equal((await admin.get(`${ESC}/nul-session`)).status, 404);
   assert.equal((await admin.post(`${AUTHN}/userExists`, { userName: 'nul1' })).json.return, false);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadCatalog } from '../../src/catalog/load.js';
+import { lifecycleOperations } from '../../src/catalog/overlay/lifecycle.js';
 import { catalogWithOperations, operationTable } from '../../src/operations/catalog.js';
 import { DONE, defineOperation } from '../../src/operations/define.js';
 import { OperationExecutor } from '../../src/operations/executor.js';
@@ -22,10 +23,11 @@ test('every definition reaches the catalog on the type it is declared on, and ev
   assert.equal(catalog.type(`${RT}ConnectorConnectionPoolRuntimeMBean`).operations.get('forceLogRotation')?.declaredBy, `${RT}LogRuntimeMBean`);
 });
 
-test('without definitions the catalog has no operations: they come from nowhere else', () => {
+test('without definitions the catalog has only the Lifecycle Manager\'s actions (its tree writer performs them)', () => {
   const bare = loadCatalog({});
-  const advertised = [...bare.types.values()].flatMap((t) => [...t.operations.keys()].map((name) => `${t.short}#${name}`));
-  assert.deepEqual(advertised, []);
+  const advertised = [...bare.types.values()].flatMap((t) => [...t.operations.values()].map((op) => `${op.declaredBy}#${op.name}`));
+  const lifecycle = Object.entries(lifecycleOperations).flatMap(([on, ops]) => ops.map((op) => `${on}#${op.name}`));
+  assert.deepEqual([...new Set(advertised)].sort(), lifecycle.sort());
 });
 
 test('operations that have no meaning here are not declared', () => {
@@ -53,6 +55,8 @@ test('an operation defined twice on one type is refused', () => {
 test('an executor whose catalog advertises an operation it has no handler for does not start', () => {
   const catalog = catalogWithOperations();
   const without = OPERATIONS.filter((d) => d.declaration.name !== 'runGC');
-  assert.throws(() => new OperationExecutor(catalog, without, {} as never, {} as never), /the operation 'runGC' of appserver\.management\.runtime\.JVMRuntimeMBean has no handler/);
-  assert.doesNotThrow(() => new OperationExecutor(catalog, OPERATIONS, {} as never, {} as never));
+  assert.throws(() => new OperationExecutor(catalog, without, {} as never, {} as never, lifecycleOperations), /the operation 'runGC' of appserver\.management\.runtime\.JVMRuntimeMBean has no handler/);
+  // The Lifecycle Manager's actions must be claimed by the writer that performs them.
+  assert.throws(() => new OperationExecutor(catalog, OPERATIONS, {} as never, {} as never), /the operation 'associatePartitions' of .*Environment has no handler/);
+  assert.doesNotThrow(() => new OperationExecutor(catalog, OPERATIONS, {} as never, {} as never, lifecycleOperations));
 });

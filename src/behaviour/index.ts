@@ -1,0 +1,22 @@
+// The behaviours of this product's bean types, every module registering what it knows.
+import { registerConfigRules } from './config-rules.js';
+import { registerCreateOnly } from './create-only.js';
+import { registerDeployables } from './deployables.js';
+import { registerDerivedValues } from './derived-values.js';
+import { registerPartitionScope } from './partition-scope.js';
+import { BehaviourRegistry, type TypeLookup } from './registry.js';
+import { registerRuntimeEffects } from './runtime-effects.js';
+import { registerStateMachines } from './state-machines.js';
+
+/** A registry holding every behaviour, for the catalog given (built once, at start-up). */
+export function standardBehaviours(types: TypeLookup): BehaviourRegistry {
+  const registry = new BehaviourRegistry(types);
+  registerCreateOnly(registry);
+  registerDeployables(registry);
+  registerPartitionScope(registry);
+  registerConfigRules(registry);
+  registerRuntimeEffects(registry);
+  registerDerivedValues(registry);
+  registerStateMachines(registry);
+  return registry;
+}

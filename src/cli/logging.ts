@@ -1,0 +1,20 @@
+// The server's logger. At the default level it prints what an operator wants to see (start-up,
+// warnings and errors, activations, lifecycle changes, the audit); one line per request only at
+// `debug`. JSON lines for log collectors, or readable lines for people (`--log-format pretty`).
+import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type LogFormat = 'json' | 'pretty';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function makeLogger(level: string, format: LogFormat): Logger {
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new Error(`unknown log level '${level}': use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (format !== 'json' && format !== 'pretty') throw new Error(`unknown log format '${String(format)}': use json or pretty`);
+  if (format === 'pretty') {
+    return pino({ level }, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId', singleLine: true, sync: true }));
+  }
+  return pino({ level });
+}

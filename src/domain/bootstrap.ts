@@ -1,0 +1,194 @@
+// Opening a domain: the store is opened and checked, the domain is created from its template where
+// none exists yet (the demo domain, or a generated one) or loaded, and its parts are built.
+import { randomUUID } from 'node:crypto';
+import { standardBehaviours } from '../behaviour/index.js';
+import type { Catalog } from '../catalog/load.js';
+import { ConfigService } from '../config/config-service.js';
+import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
+import { Secrets } from '../config/secrets.js';
+import { Topology } from '../config/topology.js';
+import { RealScheduler, type Scheduler } from '../core/clock.js';
+import { type Log, SILENT_LOG } from '../core/log.js';
+import { LifecycleService } from '../lifecycle/service.js';
+import { Deployments } from '../runtime/deployments.js';
+import { RuntimeEngine } from '../runtime/engine.js';
+import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/lifecycle.js';
+import { RuntimePersistence } from '../runtime/persistence.js';
+import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
+import { TaskEngine } from '../runtime/tasks.js';
+import { AuditLog } from '../security/audit.js';
+import { Lockouts } from '../security/lockout.js';
+import { generatePassword } from '../security/passwords.js';
+import { SecurityService } from '../security/service.js';
+import type { Store, StoredBean } from '../store/store.js';
+import { BeanTree } from '../tree/records.js';
+import { ClusterCoordinator, aliveSince } from './coordinator.js';
+import { demoDomain } from './demo.js';
+import { Domain } from './domain.js';
+import { type DomainSize, generateDomain } from './generate.js';
+
+export interface DomainOptions {
+  adminUser?: string | undefined;
+  adminPassword?: string | undefined;
+  domainName?: string;
+  listenAddress: string;
+  listenPort: number;
+  now?: () => number;
+  /** What a new data directory starts with: the demo domain (default) or a generated one. */
+  template?: 'demo' | DomainSize;
+  /** Clock of lifecycle tasks (tests pass a manual one). */
+  scheduler?: Scheduler;
+  /** Where activations and lifecycle changes are logged (default: nowhere). */
+  log?: Log;
+  timings?: Partial<LifecycleTimings>;
+  /** Where the key of sealed values comes from (never the store), and the key found there if any. */
+  secretKey: SecretKeySource;
+  givenKey: GivenKey | undefined;
+  /**
+   * Given a generated administrator password before the new domain stores it: if it throws, the
+   * domain is not created.
+   */
+  revealPassword?: (user: string, password: string) => void | Promise<void>;
+}
+
+export interface OpenedDomain {
+  domain: Domain;
+  /** The first administrator of a new domain. */
+  adminUser?: string;
+  /** Set when a new domain was created with a generated administrator password. */
+  generatedPassword?: string;
+  created: boolean;
+}
+
+const CONFIG_TREE = 'config';
+
+export async function openDomain(catalog: Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
+  let creating = false;
+  try {
+    await store.open();
+    const opened = await load(catalog, store, opts, () => (creating = true));
+    creating = false;
+    return opened;
+  } catch (err) {
+    // A domain this server began to create and did not finish may be created by the next start.
+    if (creating && (await store.getMeta('created').catch(() => 'unknown')) === undefined) await store.replaceMeta({}, ['creating']).catch(() => undefined);
+    await store.close().catch(() => undefined);
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+      throw new Error(`${store.description} cannot be read (${(err as Error).message}). The server did not start: restore the file from a backup.`);
+    }
+    throw err;
+  }
+}
+
+async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
+  const now = opts.now ?? Date.now;
+  const scheduler = opts.scheduler ?? new RealScheduler();
+  const audit = new AuditLog(store, () => scheduler.now());
+  const security = new SecurityService(store, new Lockouts(store, () => scheduler.now()), audit);
+  // Alone on the store, nobody else will finish transitions or tasks left unfinished.
+  const instance = randomUUID();
+  const alone = !store.shared || (await store.liveInstances(aliveSince(Date.now()))).length === 0;
+  // Servers starting together on an empty shared store: one creates the domain, the others wait.
+  let created = (await store.getMeta('created')) === undefined;
+  if (created && store.shared) {
+    const me = randomUUID();
+    created = (await store.initMeta('creating', me)) === me;
+    if (!created) await waitForMeta(store, 'created');
+  }
+  if (created && store.shared) claim();
+  // The key is settled before anything else is written: a server given the wrong key changes nothing.
+  const key = await settleSecretKey(store, opts.secretKey, opts.givenKey);
+  if (store.shared) await store.heartbeat(instance, Date.now());
+  let generatedPassword: string | undefined;
+  let adminUser: string | undefined;
+  let config: BeanTree;
+  let state: RuntimeState;
+  if (created) {
+    const demo = opts.template === undefined || opts.template === 'demo';
+    config = demo
+      ? demoDomain(catalog, {
+          domainName: opts.domainName ?? 'demo_domain',
+          adminServerName: 'AdminServer',
+          listenAddress: opts.listenAddress,
+          listenPort: opts.listenPort || 7001,
+        })
+      : generateDomain(catalog, opts.template as DomainSize, opts.listenPort || 7001);
+    await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
+    state = emptyRuntimeState();
+    // The demo shows a partition at work: the first one runs, the second waits halted.
+    if (demo) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
+    else if ((opts.template as DomainSize).running) for (const name of config.itemNames('servers')) state.servers.set(name, 'RUNNING');
+    await store.writeRuntimeEntries(stateToEntries(state), []);
+    await security.load();
+    const user = (adminUser = opts.adminUser || 'admin');
+    const password = opts.adminPassword || (generatedPassword = generatePassword());
+    if (generatedPassword !== undefined) await opts.revealPassword?.(user, generatedPassword);
+    await security.bootstrap(user, password);
+    await store.setMeta('created', new Date(now()).toISOString());
+  } else {
+    config = fromStored(await store.loadTree(CONFIG_TREE));
+    state = entriesToState(await store.runtimeEntries());
+    if (alone) settleInterrupted(state);
+    await security.load();
+  }
+  const secrets = new Secrets(key);
+  const behaviours = standardBehaviours(catalog);
+  const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
+  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now());
+  const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
+  const topology = () => new Topology(configService.config);
+  const tasks = new TaskEngine(scheduler);
+  const lifecycle = new LifecycleService(store, secrets, configService, topology, () => scheduler.now(), (ms, fn) => scheduler.after(ms, fn));
+  const persistence = new RuntimePersistence(store, runtime, tasks);
+  const domain = new Domain({
+    log: opts.log ?? SILENT_LOG,
+    catalog,
+    behaviours,
+    store,
+    scheduler,
+    configService,
+    runtime,
+    security,
+    tasks,
+    lifecycle,
+    persistence,
+    lifecycles: new Lifecycles(runtime, tasks, scheduler, timings),
+    deployments: new Deployments(runtime, tasks, scheduler, configService, timings.deployment),
+    coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology }),
+  });
+  await lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
+  // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.
+  tasks.load(await store.tasks(), alone);
+  if (store.shared) domain.coordinator.startHeartbeat(instance);
+  tasks.executor = instance;
+  if (store.shared) tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
+  await domain.coordinator.settle();
+  return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
+}
+
+async function waitForMeta(store: Store, key: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await store.getMeta(key)) !== undefined) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('another server began creating the domain in this store and did not finish within a minute');
+}
+
+/** A tree as store rows; items remember their collection and position. */
+export function toStored(tree: BeanTree): StoredBean[] {
+  const out: StoredBean[] = [];
+  for (const [key, record] of tree.entries()) {
+    const p = tree.placementOf(key);
+    out.push({ key, collection: p?.[0] ?? null, name: p?.[1] ?? null, ord: p?.[2] ?? 0, type: record.type, values: record.values });
+  }
+  return out;
+}
+
+export function fromStored(rows: StoredBean[]): BeanTree {
+  const tree = new BeanTree();
+  const sorted = [...rows].sort((a, b) => a.ord - b.ord);
+  for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name, row.ord);
+  return tree;
+}
+

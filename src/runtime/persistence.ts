@@ -1,0 +1,109 @@
+// Keeps the store in step with the runtime: the durable runtime state (one entry per server,
+// partition, resource group...) and the tasks. Writes are coalesced per turn of the event loop and
+// reach the store in the order they were made; `flush` waits for all of them.
+import type { Store, StoredTask } from '../store/store.js';
+import type { RuntimeEngine } from './engine.js';
+import { entriesToState, stateToEntries } from './state.js';
+import type { Task, TaskEngine } from './tasks.js';
+
+export class RuntimePersistence {
+  private writes: Promise<void> = Promise.resolve();
+  /** The runtime state entries as last written or read (JSON per key). */
+  private persisted: Map<string, string>;
+  private readonly taskSaves = new Map<string, Task>();
+  private readonly taskDeletes = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly runtime: RuntimeEngine,
+    tasks: TaskEngine,
+  ) {
+    this.persisted = new Map(Object.entries(stateToEntries(runtime.state)).map(([k, v]) => [k, JSON.stringify(v)]));
+    runtime.onStateChange = () => this.saveState();
+    tasks.onSave = (saved) => {
+      for (const t of saved) {
+        this.taskSaves.set(t.key, t);
+        this.taskDeletes.delete(t.key);
+      }
+      this.saveTasks();
+    };
+    tasks.onDelete = (keys) => {
+      for (const k of keys) {
+        this.taskSaves.delete(k);
+        this.taskDeletes.add(k);
+      }
+      this.saveTasks();
+    };
+  }
+
+  /** Queues a write so that writes reach the store in the order they were made. */
+  private queue(write: () => Promise<void>): void {
+    this.writes = this.writes.then(write).catch(() => undefined);
+  }
+
+  /**
+   * A write run once for any number of changes made before it starts: it waits one turn of the
+   * event loop, so that concurrent requests share it.
+   */
+  private coalesced(write: () => Promise<void>): () => void {
+    let queued = false;
+    return () => {
+      if (queued) return;
+      queued = true;
+      this.queue(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        queued = false;
+        await write();
+      });
+    };
+  }
+
+  /** Writes the tasks changed since the last write. */
+  private readonly saveTasks = this.coalesced(async () => {
+    const saves = [...this.taskSaves.values()].map(storedTask);
+    const deletes = [...this.taskDeletes];
+    this.taskSaves.clear();
+    this.taskDeletes.clear();
+    if (deletes.length > 0) await this.store.deleteTasks(deletes);
+    if (saves.length > 0) await this.store.putTasks(saves);
+  });
+
+  /** Writes the runtime state entries that changed. */
+  readonly saveState = this.coalesced(async () => {
+    const now = stateToEntries(this.runtime.state);
+    const put: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(now)) if (this.persisted.get(k) !== JSON.stringify(v)) put[k] = v;
+    const remove = [...this.persisted.keys()].filter((k) => !(k in now));
+    if (Object.keys(put).length === 0 && remove.length === 0) return;
+    await this.store.writeRuntimeEntries(put, remove);
+    for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
+    for (const k of remove) this.persisted.delete(k);
+  });
+
+  /** Waits until every queued write reached the store. */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  /**
+   * Takes in runtime state other servers sharing the store wrote. True when it differed from what
+   * this server holds (the runtime state is then replaced; its trees must be rebuilt).
+   */
+  async reload(): Promise<boolean> {
+    await this.writes;
+    const entries = await this.store.runtimeEntries();
+    const incoming = new Map(Object.entries(entries).map(([k, v]) => [k, JSON.stringify(v)]));
+    const same = incoming.size === this.persisted.size && [...incoming].every(([k, v]) => this.persisted.get(k) === v);
+    if (same) return false;
+    this.persisted = incoming;
+    const state = this.runtime.state;
+    Object.assign(state, entriesToState(entries));
+    if (!state.servers.has(this.runtime.adminServerName)) state.servers.set(this.runtime.adminServerName, 'RUNNING');
+    return true;
+  }
+}
+
+/** A task as the store keeps it (its identity travels with its values). */
+function storedTask(t: Task): StoredTask {
+  return { key: t.key, collection: t.collection, ord: t.ord, type: t.type, values: { ...t.values, $identity: t.identity } };
+}

@@ -1,0 +1,386 @@
+// The workload model: what a running server would report if real work ran on it. Every figure is a
+// pure function of a seed (the server, and the bean it belongs to), the time the server has been
+// running, and the real requests it served, so figures move with the injectable clock and tests
+// stay exact. Counters only grow: each is the integral of a rate that never drops below half its
+// base. Gauges stay within their bounds: each is a smooth wave between them.
+
+/** A number in [0, 1) derived from the texts (FNV-1a, then a mixing step). */
+export function unit(...parts: string[]): number {
+  let h = 0x811c9dc5;
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      h ^= part.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    h ^= 0x2f;
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h >>> 0) / 0x1_0000_0000;
+}
+
+const TAU = 2 * Math.PI;
+
+/** Gauges move in steps of this many milliseconds, as a server samples them. */
+export const GAUGE_STEP_MS = 5000;
+
+/**
+ * Period (ms) and phase of the waves of one figure: between 2 and 12 minutes, a whole number of
+ * gauge steps (so a gauge repeats exactly), any phase.
+ */
+function wave(seed: string, name: string): { period: number; phase: number } {
+  return { period: (24 + Math.floor(unit(seed, name, 'period') * 121)) * GAUGE_STEP_MS, phase: unit(seed, name, 'phase') * TAU };
+}
+
+/**
+ * How many events a source of `perSecond` on average has produced after `elapsedMs`: the integral
+ * of `perSecond × (1 + ½ sin(2πt/P + φ))`, so it never goes down and averages `perSecond`.
+ */
+export function counter(seed: string, name: string, perSecond: number, elapsedMs: number): number {
+  if (elapsedMs <= 0 || perSecond <= 0) return 0;
+  const { period, phase } = wave(seed, name);
+  const t = elapsedMs;
+  const integral = t + (0.5 * period * (Math.cos(phase) - Math.cos((TAU * t) / period + phase))) / TAU;
+  return Math.floor((perSecond * integral) / 1000);
+}
+
+/** The wave of a gauge in [0, 1] at a step of its grid. */
+function level(seed: string, name: string, step: number): number {
+  const { period, phase } = wave(seed, name);
+  // The gauge repeats each period: the step within it gives the same value, without rounding drift.
+  const t = (step % (period / GAUGE_STEP_MS)) * GAUGE_STEP_MS;
+  const g = 0.5 + 0.3 * Math.sin((TAU * t) / period + phase) + 0.2 * Math.sin((TAU * t * 4) / period + phase * 1.3);
+  return Math.min(1, Math.max(0, g));
+}
+
+/** A value between `min` and `max` at `elapsedMs`: two waves of different periods added, sampled every step. */
+export function gauge(seed: string, name: string, min: number, max: number, elapsedMs: number): number {
+  return min + (max - min) * level(seed, name, Math.floor(Math.max(0, elapsedMs) / GAUGE_STEP_MS));
+}
+
+/**
+ * The highest value `gauge` has had since the start. A gauge repeats after one period, so at most
+ * that many steps are looked at; the result never goes down and is never below the gauge.
+ */
+export function gaugeHigh(seed: string, name: string, min: number, max: number, elapsedMs: number): number {
+  const { period } = wave(seed, name);
+  const last = Math.floor(Math.max(0, elapsedMs) / GAUGE_STEP_MS);
+  const steps = Math.min(last, period / GAUGE_STEP_MS - 1);
+  let high = 0;
+  for (let i = 0; i <= steps; i++) high = Math.max(high, level(seed, name, i));
+  return min + (max - min) * high;
+}
+
+/** Real work counted into the model: requests this server's own listener answered. */
+export interface Served {
+  requests: number;
+  bytesReceived: number;
+  bytesSent: number;
+}
+
+export const NOTHING_SERVED: Served = { requests: 0, bytesReceived: 0, bytesSent: 0 };
+
+const MiB = 1024 * 1024;
+
+export interface JvmFigures {
+  heapSizeMax: number;
+  heapSizeCurrent: number;
+  heapFreeCurrent: number;
+  heapFreePercent: number;
+  uptime: number;
+}
+
+/** The JVM of a server: a heap that grows towards its maximum and is collected in waves. */
+export function jvm(seed: string, elapsedMs: number, heapMaxMiB = 512): JvmFigures {
+  const heapSizeMax = heapMaxMiB * MiB;
+  // The heap is sized up over the first minutes, then stays.
+  const grown = Math.min(1, elapsedMs / 300_000);
+  const heapSizeCurrent = Math.round(heapSizeMax * (0.25 + 0.5 * grown));
+  const used = Math.round(gauge(seed, 'heapUsed', 0.35, 0.85, elapsedMs) * heapSizeCurrent);
+  const heapFreeCurrent = heapSizeCurrent - used;
+  return {
+    heapSizeMax,
+    heapSizeCurrent,
+    heapFreeCurrent,
+    heapFreePercent: Math.round((100 * (heapSizeMax - used)) / heapSizeMax),
+    uptime: Math.max(0, Math.round(elapsedMs)),
+  };
+}
+
+export interface ThreadPoolFigures {
+  executeThreadTotalCount: number;
+  executeThreadIdleCount: number;
+  hoggingThreadCount: number;
+  standbyThreadCount: number;
+  stuckThreadCount: number;
+  pendingUserRequestCount: number;
+  queueLength: number;
+  completedRequestCount: number;
+  throughput: number;
+  healthState: 'ok' | 'warning';
+}
+
+/** Threads that hold a request for too long: none most of the time, a few during rare bursts. */
+function hogging(seed: string, elapsedMs: number): number {
+  const burst = gauge(seed, 'hogging', 0, 1, elapsedMs);
+  return burst > 0.9 ? 1 + Math.floor((burst - 0.9) * 40) : 0;
+}
+
+/** Threads a pool has busy beyond which it warns. */
+export const HOGGING_WARNING = 3;
+
+/** The self-tuning thread pool: requests completed, threads busy, idle, hogging. */
+export function threadPool(seed: string, elapsedMs: number, served: Served = NOTHING_SERVED, perSecond = 20): ThreadPoolFigures {
+  const total = 12 + Math.round(gauge(seed, 'threads', 0, 12, elapsedMs));
+  const hog = hogging(seed, elapsedMs);
+  const busy = Math.min(total, hog + Math.round(gauge(seed, 'busy', 0, 4, elapsedMs)));
+  const completed = counter(seed, 'completed', perSecond, elapsedMs) + served.requests;
+  const pending = Math.round(gauge(seed, 'pending', 0, 3, elapsedMs));
+  return {
+    executeThreadTotalCount: total,
+    executeThreadIdleCount: total - busy,
+    hoggingThreadCount: hog,
+    standbyThreadCount: Math.round(gauge(seed, 'standby', 0, 6, elapsedMs)),
+    stuckThreadCount: 0,
+    pendingUserRequestCount: pending,
+    queueLength: pending,
+    completedRequestCount: completed,
+    throughput: elapsedMs > 0 ? Math.round((completed * 1000 * 10) / elapsedMs) / 10 : 0,
+    healthState: hog >= HOGGING_WARNING ? 'warning' : 'ok',
+  };
+}
+
+export interface ChannelFigures {
+  acceptCount: number;
+  connectionsCount: number;
+  messagesReceivedCount: number;
+  messagesSentCount: number;
+  bytesReceivedCount: number;
+  bytesSentCount: number;
+}
+
+/** A network channel (one per protocol and network access point). */
+export function channel(seed: string, name: string, elapsedMs: number, served: Served = NOTHING_SERVED): ChannelFigures {
+  const s = `${seed}/${name}`;
+  const messages = counter(s, 'messages', 15, elapsedMs) + served.requests;
+  return {
+    acceptCount: counter(s, 'accepts', 0.5, elapsedMs) + (served.requests > 0 ? 1 : 0),
+    connectionsCount: Math.round(gauge(s, 'connections', 1, 20, elapsedMs)),
+    messagesReceivedCount: messages,
+    messagesSentCount: messages,
+    bytesReceivedCount: counter(s, 'bytesIn', 15 * 600, elapsedMs) + served.bytesReceived,
+    bytesSentCount: counter(s, 'bytesOut', 15 * 2400, elapsedMs) + served.bytesSent,
+  };
+}
+
+export interface ServletFigures {
+  invocationTotalCount: number;
+  executionTimeTotal: number;
+  executionTimeAverage: number;
+  executionTimeHigh: number;
+  executionTimeLow: number;
+  reloadTotalCount: number;
+}
+
+/** One servlet of a web module: invocations and how long they took (ms). */
+export function servlet(seed: string, name: string, elapsedMs: number): ServletFigures {
+  const s = `${seed}/${name}`;
+  const invocations = counter(s, 'invocations', 0.5 + unit(s, 'rate') * 4, elapsedMs);
+  const average = 2 + Math.round(unit(s, 'cost') * 40);
+  return {
+    invocationTotalCount: invocations,
+    executionTimeTotal: invocations * average,
+    executionTimeAverage: invocations > 0 ? average : 0,
+    executionTimeHigh: invocations > 0 ? average * 4 + Math.round(unit(s, 'high') * 200) : 0,
+    executionTimeLow: invocations > 0 ? 1 : 0,
+    reloadTotalCount: 0,
+  };
+}
+
+export interface SessionFigures {
+  openSessionsCurrentCount: number;
+  openSessionsHighCount: number;
+  sessionsOpenedTotalCount: number;
+}
+
+/** HTTP sessions of a web module. */
+export function sessions(seed: string, elapsedMs: number): SessionFigures {
+  return {
+    openSessionsCurrentCount: Math.round(gauge(seed, 'sessions', 0, 40, elapsedMs)),
+    openSessionsHighCount: Math.round(gaugeHigh(seed, 'sessions', 0, 40, elapsedMs)),
+    sessionsOpenedTotalCount: Math.round(gauge(seed, 'sessions', 0, 40, 0)) + counter(seed, 'sessionsOpened', 0.3, elapsedMs),
+  };
+}
+
+export interface WorkManagerFigures {
+  completedRequests: number;
+  pendingRequests: number;
+  completedDaemonRequests: number;
+  pendingDaemonRequests: number;
+  stuckThreadCount: number;
+}
+
+export function workManager(seed: string, elapsedMs: number): WorkManagerFigures {
+  return {
+    completedRequests: counter(seed, 'completed', 2, elapsedMs),
+    pendingRequests: Math.round(gauge(seed, 'pending', 0, 2, elapsedMs)),
+    completedDaemonRequests: counter(seed, 'daemon', 0.02, elapsedMs),
+    pendingDaemonRequests: 0,
+    stuckThreadCount: 0,
+  };
+}
+
+export interface DestinationFigures {
+  messagesReceivedCount: number;
+  messagesCurrentCount: number;
+  messagesHighCount: number;
+  messagesPendingCount: number;
+  bytesReceivedCount: number;
+  bytesCurrentCount: number;
+  bytesHighCount: number;
+  bytesPendingCount: number;
+  consumersCurrentCount: number;
+  consumersHighCount: number;
+  consumersTotalCount: number;
+}
+
+/**
+ * A JMS destination. `activeMs` is the time messages could arrive (insertion not paused): the
+ * received counter stands still while insertion is paused.
+ */
+export function destination(seed: string, name: string, activeMs: number, elapsedMs: number): DestinationFigures {
+  const s = `${seed}/${name}`;
+  const received = counter(s, 'received', 1 + unit(s, 'rate') * 5, activeMs);
+  const current = Math.round(gauge(s, 'backlog', 0, 50, elapsedMs));
+  const size = 512 + Math.round(unit(s, 'size') * 2048);
+  const consumers = Math.round(gauge(s, 'consumers', 1, 4, elapsedMs));
+  return {
+    messagesReceivedCount: received,
+    messagesCurrentCount: current,
+    messagesHighCount: Math.round(gaugeHigh(s, 'backlog', 0, 50, elapsedMs)),
+    messagesPendingCount: Math.min(current, Math.round(gauge(s, 'pending', 0, 5, elapsedMs))),
+    bytesReceivedCount: received * size,
+    bytesCurrentCount: current * size,
+    bytesHighCount: Math.round(gaugeHigh(s, 'backlog', 0, 50, elapsedMs)) * size,
+    bytesPendingCount: 0,
+    consumersCurrentCount: consumers,
+    consumersHighCount: Math.round(gaugeHigh(s, 'consumers', 1, 4, elapsedMs)),
+    consumersTotalCount: Math.round(gaugeHigh(s, 'consumers', 1, 4, elapsedMs)) + counter(s, 'consumersTotal', 0.01, elapsedMs),
+  };
+}
+
+export interface StoreFigures {
+  objectCount: number;
+  createCount: number;
+  readCount: number;
+  updateCount: number;
+  deleteCount: number;
+  physicalWriteCount: number;
+}
+
+/** A persistent store: records written and read by the messaging and transaction services. */
+export function persistentStore(seed: string, name: string, elapsedMs: number): StoreFigures {
+  const s = `${seed}/${name}`;
+  const created = counter(s, 'create', 3, elapsedMs);
+  const objects = Math.min(created, Math.round(gauge(s, 'objects', 10, 200, elapsedMs)));
+  return {
+    objectCount: objects,
+    createCount: created,
+    readCount: counter(s, 'read', 1, elapsedMs),
+    updateCount: counter(s, 'update', 0.5, elapsedMs),
+    deleteCount: counter(s, 'delete', 2.9, elapsedMs),
+    physicalWriteCount: counter(s, 'writes', 2, elapsedMs),
+  };
+}
+
+export interface DataSourceFigures {
+  activeConnectionsCurrentCount: number;
+  activeConnectionsHighCount: number;
+  activeConnectionsAverageCount: number;
+  currCapacity: number;
+  currCapacityHighCount: number;
+  numAvailable: number;
+  numUnavailable: number;
+  connectionsTotalCount: number;
+  reserveRequestCount: number;
+  failedReserveRequestCount: number;
+  waitingForConnectionCurrentCount: number;
+  leakedConnectionCount: number;
+}
+
+/** A JDBC data source's pool: connections in use within its capacity. */
+export function dataSource(seed: string, name: string, elapsedMs: number, initialCapacity: number, maxCapacity: number): DataSourceFigures {
+  const s = `${seed}/${name}`;
+  const max = Math.max(1, maxCapacity);
+  const initial = Math.min(max, Math.max(0, initialCapacity));
+  const capacity = Math.max(initial, Math.round(gauge(s, 'capacity', initial, max, elapsedMs)));
+  const active = Math.min(capacity, Math.round(gauge(s, 'active', 0, max, elapsedMs)));
+  return {
+    activeConnectionsCurrentCount: active,
+    activeConnectionsHighCount: Math.min(max, Math.round(gaugeHigh(s, 'active', 0, max, elapsedMs))),
+    activeConnectionsAverageCount: Math.round(max / 2),
+    currCapacity: capacity,
+    currCapacityHighCount: Math.max(capacity, Math.round(gaugeHigh(s, 'capacity', initial, max, elapsedMs))),
+    numAvailable: capacity - active,
+    numUnavailable: active,
+    connectionsTotalCount: initial + counter(s, 'opened', 0.01, elapsedMs),
+    reserveRequestCount: counter(s, 'reserve', 5, elapsedMs),
+    failedReserveRequestCount: 0,
+    waitingForConnectionCurrentCount: 0,
+    leakedConnectionCount: 0,
+  };
+}
+
+export interface TransactionFigures {
+  transactionTotalCount: number;
+  transactionCommittedTotalCount: number;
+  transactionRolledBackTotalCount: number;
+  transactionRolledBackAppTotalCount: number;
+  transactionRolledBackTimeoutTotalCount: number;
+  transactionAbandonedTotalCount: number;
+  transactionHeuristicsTotalCount: number;
+  activeTransactionsTotalCount: number;
+  secondsActiveTotalCount: number;
+}
+
+/** The transaction service: most transactions commit, a few roll back. */
+export function transactions(seed: string, elapsedMs: number): TransactionFigures {
+  const committed = counter(seed, 'committed', 4, elapsedMs);
+  const app = counter(seed, 'rolledBackApp', 0.05, elapsedMs);
+  const timeout = counter(seed, 'rolledBackTimeout', 0.005, elapsedMs);
+  return {
+    transactionTotalCount: committed + app + timeout,
+    transactionCommittedTotalCount: committed,
+    transactionRolledBackTotalCount: app + timeout,
+    transactionRolledBackAppTotalCount: app,
+    transactionRolledBackTimeoutTotalCount: timeout,
+    transactionAbandonedTotalCount: 0,
+    transactionHeuristicsTotalCount: 0,
+    activeTransactionsTotalCount: Math.round(gauge(seed, 'active', 0, 6, elapsedMs)),
+    secondsActiveTotalCount: Math.floor((committed + app + timeout) * 0.02),
+  };
+}
+
+/** A thread dump of the pool's threads, as a server prints it. */
+export function threadStackDump(server: string, pool: ThreadPoolFigures): string {
+  const lines: string[] = [];
+  const busy = pool.executeThreadTotalCount - pool.executeThreadIdleCount;
+  for (let i = 0; i < pool.executeThreadTotalCount; i++) {
+    const hogging = i < pool.hoggingThreadCount;
+    const active = i < busy;
+    const state = hogging ? '[HOGGING]' : active ? '[ACTIVE]' : '[STANDBY]';
+    lines.push(`"${state} ExecuteThread: '${i}' for queue: 'appserver.kernel.Default (self-tuning)'" daemon prio=5 ${active ? 'RUNNABLE' : 'WAITING'}`);
+    if (active) {
+      lines.push('    at appserver.servlet.internal.ServletStubImpl.execute(ServletStubImpl.java:286)');
+      lines.push('    at appserver.work.ExecuteThread.run(ExecuteThread.java:360)');
+    } else {
+      lines.push('    at java.lang.Object.wait(Native Method)');
+      lines.push('    at appserver.work.ExecuteThread.waitForRequest(ExecuteThread.java:303)');
+    }
+    lines.push('');
+  }
+  lines.push(`"main" prio=5 WAITING (server ${server})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,191 @@
+// The in-memory bean tree (src/tree/records.ts): records by key, collections in order, subtrees
+// found through the children index (unstored singletons in between included), and removal.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { itemKey } from '../../../src/core/identity.js';
+import { type BeanRecord, BeanTree } from '../../../src/tree/records.js';
+
+const rec = (type = 'T', values: Record<string, unknown> = {}): BeanRecord => ({ type, values });
+
+function sample(): BeanTree {
+  const t = new BeanTree();
+  t.setRoot(rec('Domain', { name: 'd1' }));
+  t.putItem('', 'servers', 'ms1', rec('Server'));
+  t.putSingleton('servers/ms1', 'log', rec('Log'));
+  t.putItem('servers/ms1', 'networkAccessPoints', 'nap1', rec('NAP'));
+  t.putItem('', 'servers', 'ms2', rec('Server'));
+  t.putItem('', 'clusters', 'c1', rec('Cluster'));
+  return t;
+}
+
+test('records are found by key, the root by the empty key', () => {
+  const t = sample();
+  assert.equal(t.bean('')?.values.name, 'd1');
+  assert.equal(t.bean('servers/ms1')?.type, 'Server');
+  assert.equal(t.bean('servers/ms1/log')?.type, 'Log');
+  assert.equal(t.bean('servers/ms9'), undefined);
+  assert.equal(t.bean('servers'), undefined, 'a collection is no record');
+  assert.equal(t.size, 6);
+});
+
+test('put methods return the key they stored under', () => {
+  const t = new BeanTree();
+  assert.equal(t.putItem('', 'servers', 'a/b', rec()), 'servers/a%2Fb');
+  assert.equal(t.putSingleton('servers/a%2Fb', 'log', rec()), 'servers/a%2Fb/log');
+  assert.equal(t.putItem('servers/a%2Fb', 'networkAccessPoints', 'n', rec()), 'servers/a%2Fb/networkAccessPoints/n');
+});
+
+test('items are listed by name in the order they were added', () => {
+  const t = new BeanTree();
+  for (const name of ['zeta', 'alpha', 'mu']) t.putItem('', 'servers', name, rec());
+  assert.deepEqual(t.itemNames('servers'), ['zeta', 'alpha', 'mu']);
+  assert.deepEqual(t.itemNames('clusters'), [], 'an empty collection has no names');
+});
+
+test('replacing an item keeps its place and lists it once', () => {
+  const t = sample();
+  t.putItem('', 'servers', 'ms1', rec('Server', { listenPort: 1 }));
+  assert.deepEqual(t.itemNames('servers'), ['ms1', 'ms2']);
+  assert.equal(t.bean('servers/ms1')?.values.listenPort, 1);
+  assert.equal(t.bean('servers/ms1/log')?.type, 'Log', 'its children stay');
+  assert.equal(t.placementOf('servers/ms1')?.[2], 0);
+});
+
+test('names are listed decoded: encoded "/", unicode and __proto__', () => {
+  const t = new BeanTree();
+  for (const name of ['a/b', 'ünï', '__proto__', 'constructor']) t.putItem('', 'servers', name, rec());
+  assert.deepEqual(t.itemNames('servers'), ['a/b', 'ünï', '__proto__', 'constructor']);
+  assert.ok(t.bean('servers/__proto__'));
+  assert.equal(t.bean('__proto__'), undefined);
+});
+
+test('an item\'s placement is its collection, its name and its order; singletons have none', () => {
+  const t = sample();
+  assert.deepEqual(t.placementOf('servers/ms1'), ['servers', 'ms1', 0]);
+  assert.deepEqual(t.placementOf('servers/ms2'), ['servers', 'ms2', 1]);
+  assert.equal(t.placementOf('servers/ms1/log'), undefined);
+  assert.equal(t.placementOf(''), undefined);
+});
+
+test('order numbers continue after the last item, and an explicit order is kept', () => {
+  const t = new BeanTree();
+  t.putRaw(itemKey('servers', 'a'), rec(), 'servers', 'a', 10);
+  assert.equal(t.nextOrd('servers'), 11);
+  t.putItem('', 'servers', 'b', rec());
+  assert.deepEqual(t.placementOf('servers/b'), ['servers', 'b', 11]);
+  assert.equal(t.nextOrd('clusters'), 0);
+  t.remove('servers/b');
+  assert.equal(t.nextOrd('servers'), 11);
+});
+
+test('a subtree lists the bean and everything below it, parents first', () => {
+  const t = sample();
+  const keys = t.subtree('servers/ms1');
+  assert.deepEqual([...keys].sort(), ['servers/ms1', 'servers/ms1/log', 'servers/ms1/networkAccessPoints/nap1']);
+  assert.equal(keys[0], 'servers/ms1');
+  const all = t.subtree('');
+  assert.equal(all.length, t.size);
+  for (const [i, k] of all.entries()) {
+    for (const later of all.slice(i + 1)) assert.ok(!k.startsWith(`${later}/`), `${later} comes after its descendant ${k}`);
+  }
+});
+
+test('a bean below an unstored singleton is still in the subtree of every owner above it', () => {
+  const t = new BeanTree();
+  t.setRoot(rec('Domain'));
+  // securityConfiguration itself is never stored: its realm hangs below it all the same.
+  t.putItem('securityConfiguration', 'realms', 'myrealm', rec('Realm'));
+  t.putItem('securityConfiguration/realms/myrealm', 'authenticationProviders', 'p', rec('Provider'));
+  assert.deepEqual(t.subtree('securityConfiguration'), ['securityConfiguration/realms/myrealm', 'securityConfiguration/realms/myrealm/authenticationProviders/p']);
+  assert.ok(t.subtree('').includes('securityConfiguration/realms/myrealm/authenticationProviders/p'));
+  t.remove('securityConfiguration');
+  assert.equal(t.bean('securityConfiguration/realms/myrealm'), undefined);
+  assert.deepEqual(t.itemNames('securityConfiguration/realms'), []);
+  assert.equal(t.size, 1);
+});
+
+test('removing an item removes its subtree and unlists it, keeping the others\' order', () => {
+  const t = sample();
+  t.putItem('', 'servers', 'ms3', rec('Server'));
+  t.remove('servers/ms2');
+  assert.deepEqual(t.itemNames('servers'), ['ms1', 'ms3']);
+  t.remove('servers/ms1');
+  assert.deepEqual(t.itemNames('servers'), ['ms3']);
+  assert.equal(t.bean('servers/ms1/log'), undefined);
+  assert.equal(t.bean('servers/ms1/networkAccessPoints/nap1'), undefined);
+  assert.deepEqual(t.itemNames('servers/ms1/networkAccessPoints'), []);
+  assert.deepEqual(t.subtree('servers/ms1'), []);
+  assert.ok(!t.subtree('').some((k) => k.startsWith('servers/ms1')));
+});
+
+test('removing a singleton removes what is below it', () => {
+  const t = sample();
+  t.putItem('servers/ms1/log', 'filters', 'f', rec('Filter'));
+  t.remove('servers/ms1/log');
+  assert.equal(t.bean('servers/ms1/log'), undefined);
+  assert.equal(t.bean('servers/ms1/log/filters/f'), undefined);
+  assert.ok(t.bean('servers/ms1'));
+});
+
+test('removing what is not there changes nothing', () => {
+  const t = sample();
+  const before = [...t.entries()];
+  t.remove('servers/ms9');
+  t.remove('nothing/here');
+  assert.deepEqual([...t.entries()], before);
+});
+
+test('an item removed and added again goes to the end', () => {
+  const t = sample();
+  t.remove('servers/ms1');
+  t.putItem('', 'servers', 'ms1', rec('Server'));
+  assert.deepEqual(t.itemNames('servers'), ['ms2', 'ms1']);
+  assert.deepEqual(t.subtree('servers/ms1'), ['servers/ms1'], 'with none of its old children');
+});
+
+test('clearing a collection removes every item and their subtrees', () => {
+  const t = sample();
+  t.clearCollection('servers');
+  assert.deepEqual(t.itemNames('servers'), []);
+  assert.equal(t.bean('servers/ms1/log'), undefined);
+  assert.deepEqual(t.itemNames('clusters'), ['c1']);
+  assert.deepEqual([...t.collectionEntries()].map(([k]) => k), ['clusters'], 'an emptied collection is dropped');
+});
+
+test('entries and collection entries cover what is stored', () => {
+  const t = sample();
+  assert.deepEqual(new Set([...t.entries()].map(([k]) => k)), new Set(['', 'servers/ms1', 'servers/ms1/log', 'servers/ms1/networkAccessPoints/nap1', 'servers/ms2', 'clusters/c1']));
+  assert.deepEqual(new Map(t.collectionEntries()), new Map([['servers', ['ms1', 'ms2']], ['servers/ms1/networkAccessPoints', ['nap1']], ['clusters', ['c1']]]));
+});
+
+test('any sequence of puts and removals lists the items a simple model expects', () => {
+  const op = fc.oneof(
+    fc.record({ put: fc.constantFrom('a', 'b', 'c', 'd', 'e/f'), child: fc.boolean() }),
+    fc.record({ remove: fc.constantFrom('a', 'b', 'c', 'd', 'e/f') }),
+  );
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const t = new BeanTree();
+      t.setRoot(rec('Domain'));
+      const model: string[] = [];
+      for (const o of ops) {
+        if ('put' in o) {
+          const key = t.putItem('', 'servers', o.put, rec('Server'));
+          if (!model.includes(o.put)) model.push(o.put);
+          if (o.child) t.putSingleton(key, 'log', rec('Log'));
+        } else {
+          t.remove(itemKey('servers', o.remove));
+          const i = model.indexOf(o.remove);
+          if (i >= 0) model.splice(i, 1);
+        }
+      }
+      assert.deepEqual(t.itemNames('servers'), model);
+      const orders = model.map((n) => t.placementOf(itemKey('servers', n))![2]);
+      assert.deepEqual(orders, [...orders].sort((x, y) => x - y), 'order numbers rise along the list');
+      const stored = t.subtree('').filter((k) => k !== '');
+      for (const k of stored) assert.ok(model.some((n) => k === itemKey('servers', n) || k.startsWith(`${itemKey('servers', n)}/`)), `${k} outlived its item`);
+      assert.equal(t.size, 1 + stored.length);
+    }),
+  );
+});
