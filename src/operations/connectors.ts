@@ -4,7 +4,7 @@ import { badRequest } from '../core/problems.js';
 import type { LogFile } from '../runtime/logs.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns } from './define.js';
 import { BOOL, INT, OPERATOR, PROPS, READERS, RT, STRING, VOID, action, ov, ovArray, p, query, str } from './declare.js';
-import { serverOf } from './server-lifecycle.js';
+import { serverOf } from './beans.js';
 
 const SERVICE = RT + 'ConnectorServiceRuntimeMBean';
 const ADAPTER = RT + 'ConnectorComponentRuntimeMBean';

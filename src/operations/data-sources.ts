@@ -4,7 +4,7 @@ import { badRequest } from '../core/problems.js';
 import { serverTaskPrefix } from '../runtime/tasks.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import { BOOL, INT, JDBC_TASK, OPERATOR, READERS, RT, STRING, VOID, action, ov, p, query, str, task } from './declare.js';
-import { serverOf } from './server-lifecycle.js';
+import { partitionOf, serverOf } from './beans.js';
 
 const DS = RT + 'JDBCDataSourceRuntimeMBean';
 
@@ -26,8 +26,7 @@ const DATA_SOURCE: Record<string, { from: string[]; to?: string }> = {
 
 /** Where a data source runtime is: its server, its partition ('' at domain level), its name. */
 function where(call: Invocation): { server: string; partition: string; ds: string } {
-  const id = call.node.identity;
-  return { server: serverOf(call), partition: id[0] === 'partitionRuntimes' ? id[1]! : '', ds: id[id.length - 1]! };
+  return { server: serverOf(call), partition: partitionOf(call), ds: call.node.identity[call.node.identity.length - 1]! };
 }
 
 function stateOf(call: Invocation, use: OperationServices): string {

@@ -40,7 +40,7 @@ export const editSessionCollections: CollectionDefinition[] = [
       if (typeof name !== 'string') throw invalid([{ path: 'name', detail: 'A new edit session configuration needs a name (a string).' }]);
       const description = stringValue(body.description ?? '');
       if (!description.ok) throw invalid([{ path: 'description', detail: `The description of an edit session ${description.problem}.` }]);
-      const partition = owner.identity[0] === 'domainPartitionRuntimes' ? (owner.identity[1] ?? null) : null;
+      const partition = owner.scope.partition ?? null;
       await use.config.createSession(name, partition, principal.user, description.value as string);
       return [...owner.identity, 'editSessionConfigurations', name];
     },

@@ -6,7 +6,7 @@ import type { LogFile } from '../runtime/logs.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation } from './define.js';
 import { RT, VOID, action, ov } from './declare.js';
 import { poolLog } from './connectors.js';
-import { serverOf } from './server-lifecycle.js';
+import { serverOf } from './beans.js';
 
 const LOG = RT + 'LogRuntimeMBean';
 

@@ -5,7 +5,7 @@ import { badRequest } from '../core/problems.js';
 import { PAUSE_KINDS, type PauseKind } from '../runtime/messaging.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation } from './define.js';
 import { RT, VOID, action, ov, str } from './declare.js';
-import { serverOf } from './server-lifecycle.js';
+import { serverOf } from './beans.js';
 
 const JMS_SERVER = RT + 'JMSServerRuntimeMBean';
 const DESTINATION = RT + 'JMSDestinationRuntimeMBean';

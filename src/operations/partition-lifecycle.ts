@@ -28,7 +28,7 @@ import {
   task,
 } from './declare.js';
 import { restartSystemResource } from './system-resources.js';
-import { beanName, serverOf } from './server-lifecycle.js';
+import { beanName, partitionOf, serverOf } from './beans.js';
 
 const SERVER = RT + 'ServerRuntimeMBean';
 const PARTITION_RUNTIME = RT + 'PartitionRuntimeMBean';
@@ -66,12 +66,8 @@ function serverArg(engine: RuntimeEngine, call: Invocation): string {
   return name;
 }
 
-/** The partition a domain-wide partition lifecycle runtime stands for. */
-const lifecyclePartition = (call: Invocation) => call.node.identity[1]!;
-/** The partition of a resource-group lifecycle runtime ('' at domain level). */
-const groupPartition = (call: Invocation) => (call.node.identity[0] === 'domainPartitionRuntimes' ? call.node.identity[1]! : '');
-/** Resource-group helpers name domain-level groups on a server runtime, the partition's own on a partition runtime. */
-const helperPartition = (call: Invocation) => (call.node.type.short === 'PartitionRuntime' ? beanName(call) : '');
+// A partition runtime's resource-group helpers name the partition's own groups; a server runtime's
+// name the domain's ('' as partition): both are the bean's partition scope.
 
 function partitionRef(engine: RuntimeEngine, call: Invocation): string {
   const id = call.args.partition as string[] | null;
@@ -83,7 +79,7 @@ function partitionRef(engine: RuntimeEngine, call: Invocation): string {
 /** Server-side resource-group helpers (argument names chosen, api): a void operation running a task. */
 function resourceGroupHelpers(on: string): OperationDefinition[] {
   const rg = () => str('resourceGroupName');
-  const helper = (op: string) => (call: Invocation, use: OperationServices) => runs(use.lifecycles.resourceGroup(helperPartition(call), required(call, 'resourceGroupName'), op));
+  const helper = (op: string) => (call: Invocation, use: OperationServices) => runs(use.lifecycles.resourceGroup(partitionOf(call), required(call, 'resourceGroupName'), op));
   return [
     defineOperation(action(on, 'startResourceGroup', [ov(VOID, rg())], OPERATOR), helper('start')),
     defineOperation(action(on, 'startResourceGroupInAdmin', [ov(VOID, rg())], OPERATOR), helper('startInAdmin')),
@@ -100,7 +96,7 @@ function resourceGroupHelpers(on: string): OperationDefinition[] {
       helper('shutdown'),
     ),
     defineOperation(action(on, 'forceShutdownResourceGroup', [ov(VOID, rg())], OPERATOR), helper('forceShutdown')),
-    defineOperation(query(on, 'getRgState', [ov(STRING, rg())]), (call, use) => returns(use.engine.resourceGroupState(helperPartition(call), required(call, 'resourceGroupName')))),
+    defineOperation(query(on, 'getRgState', [ov(STRING, rg())]), (call, use) => returns(use.engine.resourceGroupState(partitionOf(call), required(call, 'resourceGroupName')))),
   ];
 }
 
@@ -108,10 +104,10 @@ function resourceGroupHelpers(on: string): OperationDefinition[] {
 const onThisServer = (op: string) => (call: Invocation, use: OperationServices) => runs(use.lifecycles.partition(beanName(call), op, [serverOf(call)]));
 /** Domain-wide partition lifecycle: a task, on the servers named or all the partition's servers. */
 const partitionTask = (op: string) => (call: Invocation, use: OperationServices) =>
-  runs(use.lifecycles.partition(lifecyclePartition(call), op, serversOf(use.engine, call), call.args.initialState as string | undefined));
+  runs(use.lifecycles.partition(partitionOf(call), op, serversOf(use.engine, call), call.args.initialState as string | undefined));
 const groupTask = (op: string) => (call: Invocation, use: OperationServices) => {
   serversOf(use.engine, call);
-  return runs(use.lifecycles.resourceGroup(groupPartition(call), beanName(call), op));
+  return runs(use.lifecycles.resourceGroup(partitionOf(call), beanName(call), op));
 };
 
 export const partitionLifecycleOperations: OperationDefinition[] = [
@@ -156,10 +152,10 @@ export const partitionLifecycleOperations: OperationDefinition[] = [
   defineOperation(task(PARTITION_LIFECYCLE, 'halt', targeted(PARTITION_TASK), OPERATOR), partitionTask('halt')),
   // `serverMBean` form is the older one, kept (cannot be flagged per overload)
   defineOperation(query(PARTITION_LIFECYCLE, 'getState', [ov(STRING, str('serverName')), ov(STRING, p('serverMBean', CFG + 'ServerMBean'))]), (call, use) =>
-    returns(partitionWire(use.engine.partitionOn(lifecyclePartition(call), serverArg(use.engine, call))).state),
+    returns(partitionWire(use.engine.partitionOn(partitionOf(call), serverArg(use.engine, call))).state),
   ),
   defineOperation(query(PARTITION_LIFECYCLE, 'getSubState', [ov(STRING, str('serverName'))]), (call, use) =>
-    returns(partitionWire(use.engine.partitionOn(lifecyclePartition(call), serverArg(use.engine, call))).subState),
+    returns(partitionWire(use.engine.partitionOn(partitionOf(call), serverArg(use.engine, call))).subState),
   ),
   defineOperation(action(PARTITION_LIFECYCLE, 'purgeTasks', [ov(VOID)], OPERATOR), (call, use) => {
     use.tasks.purge(call.node.key);
@@ -176,7 +172,7 @@ export const partitionLifecycleOperations: OperationDefinition[] = [
   defineOperation(task(RG_LIFECYCLE, 'resume', targeted(RG_TASK), OPERATOR), groupTask('resume')),
   defineOperation(query(RG_LIFECYCLE, 'getState', [ov(STRING, str('serverName'))]), (call, use) => {
     serverArg(use.engine, call);
-    return returns(use.engine.resourceGroupState(groupPartition(call), beanName(call)));
+    return returns(use.engine.resourceGroupState(partitionOf(call), beanName(call)));
   }),
   defineOperation(action(RG_LIFECYCLE, 'purgeTasks', [ov(VOID)], OPERATOR), (call, use) => {
     use.tasks.purge(call.node.key);

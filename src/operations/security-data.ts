@@ -8,7 +8,7 @@ import { isPasswordHash, unmatchableHash } from '../security/passwords.js';
 import type { SecurityService } from '../security/service.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns } from './define.js';
 import { BOOL, PROPS, RT, VOID, action, ov, p, query, str } from './declare.js';
-import { serverOf } from './server-lifecycle.js';
+import { serverOf } from './beans.js';
 
 const DOMAIN_SECURITY = RT + 'DomainSecurityRuntimeMBean';
 const DEFAULT_AUTHENTICATOR = 'appserver.security.providers.authentication.DefaultAuthenticatorMBean';

@@ -7,16 +7,13 @@ import v8 from 'node:v8';
 import { badRequest } from '../core/problems.js';
 import { itemKey } from '../core/identity.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
+import { beanName, serverOf } from './beans.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import { OPERATOR, RT, SERVER_TASK, STRING, VOID, action, bool, int, ov, query, str, task } from './declare.js';
 
 const LIFECYCLE = RT + 'ServerLifeCycleRuntimeMBean';
 const SERVER = RT + 'ServerRuntimeMBean';
 
-/** The name of the bean the operation is invoked on (a server lifecycle runtime). */
-export const beanName = (call: Invocation) => String(call.node.record?.values.name ?? call.node.identity[call.node.identity.length - 1]);
-/** The server whose runtime tree the bean is in. */
-export const serverOf = (call: Invocation) => String(call.node.root.source.bean('')?.values.name);
 
 function urlOf(engine: RuntimeEngine, server: string, protocol: unknown): string {
   const s = engine.currentTopology.servers().find((x) => x.name === server);

@@ -4,7 +4,7 @@
 import { badRequest } from '../core/problems.js';
 import { type Invocation, type OperationDefinition, defineOperation } from './define.js';
 import { RT, VOID, action, bool, ov, str } from './declare.js';
-import { serverOf } from './server-lifecycle.js';
+import { serverOf } from './beans.js';
 
 const JTA = RT + 'JTARuntimeMBean';
 
