@@ -30,7 +30,8 @@ const CREATE_ONLY: Record<string, readonly string[]> = {
   'appserver.management.configuration.AppDeploymentMBean': ['sourcePath', 'planPath', 'planDir', 'installDir', 'stagingMode', 'planStagingMode', 'securityDDModel', 'altDescriptorPath', 'altDescriptorDir', 'versionIdentifier'],
 };
 
-function createOnly(type: TypeDef, name: string): boolean {
+/** Whether a read-only property may still be given when the bean is made (imports carry these too). */
+export function isCreateOnly(type: TypeDef, name: string): boolean {
   return [type.name, ...type.ancestors].some((t) => CREATE_ONLY[t]?.includes(name));
 }
 
@@ -100,7 +101,7 @@ export function validateWrite(
       }
       continue;
     }
-    if (!p.writable && !(current === undefined && createOnly(type, name))) {
+    if (!p.writable && !(current === undefined && isCreateOnly(type, name))) {
       // Echoing back what a GET showed changes nothing and is not an error.
       if (current !== undefined && (raw === null || same(raw, toWire(p, name in current ? current[name] : p.hasDefault ? p.defaultValue : zeroOf(p))))) continue;
       problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });
