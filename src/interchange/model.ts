@@ -11,6 +11,7 @@ import { Document, LineCounter, type Node, type Pair, type YAMLMap, isAlias, isM
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import { badRequest } from '../core/problems.js';
+import { nameProblem } from '../config/validate.js';
 import { Assembler, type BeanRef } from './assemble.js';
 import { type Location, below } from './findings.js';
 import { type Naming, defaultChildType, squash, subtypeNamed } from './names.js';
@@ -184,6 +185,11 @@ class ModelReader {
         const name = this.keyOf(entry as Pair, at);
         if (name === undefined) continue;
         const eloc = this.at(at, name, entry.key as Node);
+        const problem = nameProblem(name);
+        if (problem) {
+          this.asm.refuse(eloc, `the name of a ${kind} ${problem}.`);
+          continue;
+        }
         const fields = { description: '', groups: [] as string[], password: undefined as string | undefined, noted: false };
         if (isMap(entry.value)) {
           for (const f of entry.value.items) {
@@ -196,6 +202,7 @@ class ModelReader {
             else if (kind === 'user' && field === 'password') {
               const value = this.text(f.value);
               if (value !== undefined && !this.isPlaceholder(value)) fields.password = value;
+              else if (name === this.security.adminUser) fields.noted = true;
               else {
                 fields.noted = true;
                 this.asm.note(floc, `the password of the user '${name}' is to be supplied: the user is created without one anybody knows; set it with the authenticator's resetUserPassword.`);
@@ -207,7 +214,7 @@ class ModelReader {
           continue;
         }
         if (kind === 'user') {
-          if (fields.password === undefined && !fields.noted) {
+          if (fields.password === undefined && !fields.noted && name !== this.security.adminUser) {
             this.asm.note(eloc, `the user '${name}' has no password: it is created without one anybody knows; set it with the authenticator's resetUserPassword.`);
           }
           this.security.users.push({ name, description: fields.description, groups: fields.groups, ...(fields.password !== undefined ? { password: fields.password } : {}) });
