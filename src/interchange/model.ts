@@ -83,8 +83,8 @@ class ModelReader {
       throw err;
     }
     const error = doc.errors[0];
-    if (error) throw badRequest(`${this.file}:${error.linePos?.[0]?.line ?? '?'}: the file is not valid YAML: ${error.message.split('\n')[0]}`);
-    for (const warning of doc.warnings) this.asm.warn({ file: this.file, path: '', line: warning.linePos?.[0]?.line ?? 0 }, `YAML: ${warning.message.split('\n')[0]}`);
+    if (error) throw badRequest(`${this.file}:${this.lines.linePos(error.pos[0]).line}: the file is not valid YAML: ${error.message.split('\n')[0]}`);
+    for (const warning of doc.warnings) this.asm.warn({ file: this.file, path: '', line: this.lines.linePos(warning.pos[0]).line }, `YAML: ${warning.message.split('\n')[0]}`);
     const top = doc.contents;
     const loc: Location = { file: this.file, path: '' };
     if (!isMap(top)) throw badRequest(`${this.file}: a model is a map of sections (${SECTIONS.join(', ')}), not ${top === null ? 'empty' : 'a list or a value'}.`);
