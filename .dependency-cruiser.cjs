@@ -1,5 +1,5 @@
 // Import rules of src/ (see ARCHITECTURE in the README): arrows point down only.
-//   http -> api -> domain -> operations -> {config, runtime, lifecycle, security}
+//   http -> api -> {domain, interchange} -> operations -> {config, runtime, lifecycle, security}
 //        -> {tree, render} -> behaviour -> catalog -> store -> core
 // `npm run deps` prints violations; test/architecture/imports.test.ts fails on any.
 const below = (...layers) => `^src/(${layers.join('|')})/`;
@@ -16,7 +16,7 @@ module.exports = {
       severity: 'error',
       comment: 'Trees, rendering and type behaviour work on beans; services use them, not the other way round.',
       from: { path: '^src/(tree|render|behaviour)/' },
-      to: { path: below('config', 'runtime', 'lifecycle', 'security', 'operations', 'domain', 'api', 'http', 'cli') },
+      to: { path: below('config', 'runtime', 'lifecycle', 'security', 'operations', 'domain', 'interchange', 'api', 'http', 'cli') },
     },
     {
       name: 'behaviour-below-trees',
@@ -30,10 +30,11 @@ module.exports = {
       severity: 'error',
       comment: 'Configuration, runtime, Lifecycle Manager and security are called by operations and the API.',
       from: { path: '^src/(config|runtime|lifecycle|security)/' },
-      to: { path: below('operations', 'domain', 'api', 'http', 'cli') },
+      to: { path: below('operations', 'domain', 'interchange', 'api', 'http', 'cli') },
     },
     { name: 'operations-below-domain', severity: 'error', from: { path: '^src/operations/' }, to: { path: below('domain', 'api', 'http', 'cli') } },
     { name: 'domain-below-api', severity: 'error', from: { path: '^src/domain/' }, to: { path: below('api', 'http', 'cli') } },
+    { name: 'interchange-below-api', severity: 'error', comment: 'Import and export read and write files; the API and the CLI call them.', from: { path: '^src/interchange/' }, to: { path: below('api', 'http', 'cli') } },
     { name: 'api-below-http', severity: 'error', comment: 'The API is usable without HTTP.', from: { path: '^src/api/' }, to: { path: below('http', 'cli') } },
     { name: 'only-http-speaks-http', severity: 'error', comment: 'Nothing below http/ imports http/.', from: { path: '^src/', pathNot: '^src/(http|cli)/' }, to: { path: '^src/http/' } },
     {

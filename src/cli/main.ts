@@ -4,6 +4,8 @@ import type { LogFormat } from './logging.js';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import { initDataDir, startServer } from './server.js';
+import { exportDataDir, initFrom } from './interchange.js';
+import { formatFinding } from '../interchange/index.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -42,22 +44,70 @@ program
     process.once('SIGTERM', stop);
   });
 
+const printFindings = (findings: Parameters<typeof formatFinding>[0][]) => {
+  for (const f of findings) process.stderr.write(`appserver-admin: ${formatFinding(f)}\n`);
+};
+
+const oneOf = <T extends string>(option: string, values: readonly T[]) => (value: string): T => {
+  if (!(values as readonly string[]).includes(value)) throw new Error(`${option} takes ${values.join(' or ')}, not '${value}'`);
+  return value as T;
+};
+
 program
   .command('init')
-  .description('create a data directory holding a generated domain of the given size')
+  .description('create a data directory holding a generated domain of the given size, or one imported from config.xml or a model')
   .requiredOption('--data-dir <dir>', 'data directory to create')
+  .option('--from <file>', 'import the domain from config.xml (its descriptors are read from its folder) or a model (.yaml, .yml)')
   .option('--store <url>', 'a postgres:// URL to create the domain in (default: SQLite in the data directory)')
   .option('--servers <n>', 'managed servers', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.servers)
   .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
   .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
-  .action(async (opts: { dataDir: string; store?: string; secretKeyFile?: string } & DomainSize) => {
-    const { dataDir, store, secretKeyFile, ...size } = opts;
+  .option('--foreign-secrets <mode>', 'with --from: values sealed with another key are kept sealed (keep) or replaced by the placeholder (placeholder)', oneOf('--foreign-secrets', ['keep', 'placeholder'] as const), 'keep')
+  .option('--secret-placeholder <text>', 'with --from --foreign-secrets placeholder: the text put in their place', 'changeme')
+  .action(async (opts: { dataDir: string; from?: string; store?: string; secretKeyFile?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
+    const { dataDir, from, store, secretKeyFile, foreignSecrets, secretPlaceholder, ...size } = opts;
+    if (from !== undefined) {
+      const sized = ['servers', 'clusters', 'partitions', 'applications'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+      if (sized.length > 0) throw new Error(`--from imports a domain: ${sized.map((o) => `--${o}`).join(', ')} cannot be given with it`);
+      const created = await initFrom(from, dataDir, {
+        foreignSecrets,
+        secretPlaceholder,
+        ...(store ? { store } : {}),
+        ...(secretKeyFile !== undefined ? { secretKeyFile } : {}),
+      });
+      for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
+      printFindings(created.findings);
+      const warnings = created.findings.filter((f) => f.severity === 'warning').length;
+      process.stdout.write(`Created ${dataDir} from ${from}: ${created.servers} servers; ${warnings} warning${warnings === 1 ? '' : 's'}, ${created.findings.length - warnings} note${created.findings.length - warnings === 1 ? '' : 's'}.\n`);
+      if (created.message) process.stdout.write(`${created.message}\n`);
+      return;
+    }
     const created = await initDataDir(dataDir, size, store, secretKeyFile !== undefined ? { secretKeyFile } : {});
     for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
     if (created.message) process.stdout.write(`${created.message}\n`);
+  });
+
+program
+  .command('export')
+  .description('write the domain of a data directory as config.xml (with its descriptors) or as a model, without starting a server')
+  .requiredOption('--format <format>', 'xml (config.xml and its descriptors) or model (YAML)', oneOf('--format', ['xml', 'model'] as const))
+  .requiredOption('--data-dir <dir>', 'data directory of the domain')
+  .option('--store <url>', 'a postgres:// URL holding the domain (default: SQLite in the data directory)')
+  .option('--out <file>', 'file to write (default: standard output); for xml, the descriptors go beside it')
+  .option('--secrets <mode>', "this domain's sealed values: sealed (only its key opens them) or placeholder (@@SECRET:...@@ to be supplied)", oneOf('--secrets', ['sealed', 'placeholder'] as const), 'sealed')
+  .action(async (opts: { format: 'xml' | 'model'; dataDir: string; store?: string; out?: string; secrets: 'sealed' | 'placeholder' }) => {
+    const result = await exportDataDir(opts.dataDir, {
+      format: opts.format,
+      secrets: opts.secrets,
+      ...(opts.store ? { store: opts.store } : {}),
+      ...(opts.out ? { out: opts.out } : {}),
+    });
+    printFindings(result.findings);
+    if (result.stdout !== undefined) process.stdout.write(result.stdout);
+    else process.stderr.write(`appserver-admin: wrote ${result.written.join(', ')}\n`);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

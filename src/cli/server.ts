@@ -4,6 +4,8 @@ import { catalogWithOperations } from '../operations/catalog.js';
 import { openDomain } from '../domain/bootstrap.js';
 import type { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
+import type { Secrets } from '../config/secrets.js';
+import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
 import { buildApp } from '../http/app.js';
@@ -138,10 +140,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
 }
 
-/** Creates a data directory holding a generated domain (refuses one that already holds a domain). */
+/** A domain made from elsewhere (an import): its configuration, first administrator and what follows creation. */
+export interface DomainSource {
+  /** Builds the configuration once the domain's key is known. */
+  build: (secrets: Secrets) => BeanTree;
+  adminUser?: string;
+  adminPassword?: string;
+  /** Runs on the new domain before it is closed (users and groups of an import). */
+  after?: (domain: Domain) => Promise<void>;
+}
+
+/** Creates a data directory holding a generated or imported domain (refuses one that already holds a domain). */
 export async function initDataDir(
   dataDir: string,
-  size: DomainSize,
+  template: DomainSize | DomainSource,
   storeUrl?: string,
   opts: { secretKeyFile?: string; passwordOutput?: 'terminal' | 'file' } = {},
 ): Promise<{ adminUser?: string; generatedPassword?: string; message?: string; warnings: string[] }> {
@@ -158,18 +170,23 @@ export async function initDataDir(
     await store.close();
   }
   if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
+  const source = 'build' in template ? template : undefined;
   const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
   const opened = await openDomain(catalogWithOperations(), openStore(dataDir, storeUrl), {
-    adminUser: process.env.APPSERVER_ADMIN_USER,
-    adminPassword: process.env.APPSERVER_ADMIN_PASSWORD,
+    adminUser: source?.adminUser ?? process.env.APPSERVER_ADMIN_USER,
+    adminPassword: source?.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',
     listenPort: 7001,
-    template: size,
+    template: source ? source.build : (template as DomainSize),
     secretKey,
     givenKey: given,
     revealPassword: password.reveal,
   });
-  await opened.domain.close();
+  try {
+    await source?.after?.(opened.domain);
+  } finally {
+    await opened.domain.close();
+  }
   warnings.push(...permissionWarnings(dataDir));
   const message = password.message();
   return {

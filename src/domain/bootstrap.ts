@@ -34,8 +34,11 @@ export interface DomainOptions {
   listenAddress: string;
   listenPort: number;
   now?: () => number;
-  /** What a new data directory starts with: the demo domain (default) or a generated one. */
-  template?: 'demo' | DomainSize;
+  /**
+   * What a new data directory starts with: the demo domain (default), a generated one, or a
+   * configuration built by the caller once the domain's key is known (an imported domain).
+   */
+  template?: 'demo' | DomainSize | ((secrets: Secrets) => BeanTree);
   /** Clock of lifecycle tasks (tests pass a manual one). */
   scheduler?: Scheduler;
   /** Where activations and lifecycle changes are logged (default: nowhere). */
@@ -104,21 +107,25 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   let adminUser: string | undefined;
   let config: BeanTree;
   let state: RuntimeState;
+  const secrets = new Secrets(key);
   if (created) {
-    const demo = opts.template === undefined || opts.template === 'demo';
-    config = demo
+    const template = opts.template;
+    const demo = template === undefined || template === 'demo';
+    config = typeof template === 'function'
+      ? template(secrets)
+      : demo
       ? demoDomain(catalog, {
           domainName: opts.domainName ?? 'demo_domain',
           adminServerName: 'AdminServer',
           listenAddress: opts.listenAddress,
           listenPort: opts.listenPort || 7001,
         })
-      : generateDomain(catalog, opts.template as DomainSize, opts.listenPort || 7001);
+      : generateDomain(catalog, template as DomainSize, opts.listenPort || 7001);
     await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
     state = emptyRuntimeState();
     // The demo shows a partition at work: the first one runs, the second waits halted.
     if (demo) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
-    else if ((opts.template as DomainSize).running) for (const name of config.itemNames('servers')) state.servers.set(name, 'RUNNING');
+    else if (typeof template === 'object' && template.running) for (const name of config.itemNames('servers')) state.servers.set(name, 'RUNNING');
     await store.writeRuntimeEntries(stateToEntries(state), []);
     await security.load();
     const user = (adminUser = opts.adminUser || 'admin');
@@ -132,7 +139,6 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     if (alone) settleInterrupted(state);
     await security.load();
   }
-  const secrets = new Secrets(key);
   const behaviours = standardBehaviours(catalog);
   const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
   const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now());

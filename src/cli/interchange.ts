@@ -1,0 +1,160 @@
+// `init --from FILE` and `export --format xml|model`: a data directory made from config.xml (with
+// its descriptors) or a model, and a data directory's domain written out, without a server.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { loadCatalog } from '../catalog/load.js';
+import { givenKey } from '../config/secret-key.js';
+import { Secrets } from '../config/secrets.js';
+import { badRequest } from '../core/problems.js';
+import { fromStored } from '../domain/bootstrap.js';
+import {
+  type Finding,
+  type ForeignSecrets,
+  type ImportInput,
+  type InterchangeFormat,
+  type SecretOutput,
+  applySecurity,
+  exportDomain,
+  importDomain,
+  resealTree,
+  securityOf,
+} from '../interchange/index.js';
+import { MAX_FILE_BYTES } from '../interchange/xml.js';
+import { generatePassword } from '../security/passwords.js';
+import { openStore } from '../store/open.js';
+import { secretKeySource } from './data-dir.js';
+import { initDataDir } from './server.js';
+
+/** Reads a file an import names, refusing one larger than an import takes before reading it. */
+function readLimited(path: string): Buffer {
+  const size = statSync(path).size;
+  if (size > MAX_FILE_BYTES) throw badRequest(`${path} is ${size} bytes long; an import reads files of at most ${MAX_FILE_BYTES} bytes (32 MiB).`);
+  return readFileSync(path);
+}
+
+/** What an import file is, by its extension. */
+export function formatOf(file: string): InterchangeFormat {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.xml') return 'xml';
+  if (ext === '.yaml' || ext === '.yml') return 'model';
+  throw new Error(`${file}: an import reads config.xml (.xml) or a model (.yaml, .yml), not '${ext || 'a file without extension'}'`);
+}
+
+/** The import input of a file: for config.xml, descriptors are read from its folder and never outside it. */
+export function importInput(file: string): ImportInput {
+  let text: Buffer;
+  try {
+    text = readLimited(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code) throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+    throw err;
+  }
+  const format = formatOf(file);
+  if (format === 'model') return { format, file, text };
+  const folder = realpathSync(dirname(resolve(file)));
+  return {
+    format,
+    file,
+    text,
+    readDescriptor: (path) => {
+      const full = resolve(folder, path);
+      if (!existsSync(full)) return undefined;
+      // A link may not lead out of the folder either.
+      const real = realpathSync(full);
+      if (real !== folder && !real.startsWith(folder + sep)) throw badRequest(`${join(dirname(file), path)} leads outside the folder of ${file}; it is not read.`);
+      return readLimited(real);
+    },
+  };
+}
+
+export interface InitFromOptions {
+  store?: string;
+  secretKeyFile?: string;
+  foreignSecrets?: ForeignSecrets;
+  secretPlaceholder?: string;
+}
+
+/** Creates a data directory from config.xml or a model; returns what `initDataDir` returns plus the findings. */
+export async function initFrom(file: string, dataDir: string, opts: InitFromOptions): Promise<Awaited<ReturnType<typeof initDataDir>> & { findings: Finding[]; servers: number }> {
+  const catalog = loadCatalog();
+  // The import is read before anything is created: a refused file leaves no data directory behind.
+  // Its secrets are sealed with the key the domain will have when one is given, else with a
+  // provisional key and sealed again once the new domain's key is made.
+  const given = givenKey(secretKeySource(dataDir, opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}), () => undefined);
+  const provisionalKey = given?.key ?? randomBytes(32);
+  const provisional = new Secrets(provisionalKey);
+  const imported = importDomain(catalog, importInput(file), {
+    secrets: provisional,
+    ...(opts.foreignSecrets ? { foreignSecrets: opts.foreignSecrets } : {}),
+    ...(opts.secretPlaceholder !== undefined ? { secretPlaceholder: opts.secretPlaceholder } : {}),
+  });
+  const findings = [...imported.findings];
+  const created = await initDataDir(
+    dataDir,
+    {
+      build: (secrets) => {
+        // A given key is the domain's key (the domain is refused otherwise): only a provisional one needs resealing.
+        if (!given) resealTree(catalog, imported.config, provisional, secrets);
+        return imported.config;
+      },
+      ...(imported.users.adminUser !== undefined ? { adminUser: imported.users.adminUser } : {}),
+      ...(imported.users.adminPassword !== undefined ? { adminPassword: imported.users.adminPassword } : {}),
+      after: async (domain) => {
+        findings.push(...(await applySecurity(domain.security, imported.users, file, generatePassword)));
+      },
+    },
+    opts.store,
+    opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {},
+  );
+  return { ...created, findings, servers: imported.config.itemNames('servers').length };
+}
+
+export interface ExportOptions {
+  format: InterchangeFormat;
+  store?: string;
+  out?: string;
+  secrets?: SecretOutput;
+}
+
+/** Writes the domain of a data directory (or store) without starting a server; returns the findings and what was written. */
+export async function exportDataDir(dataDir: string, opts: ExportOptions): Promise<{ findings: Finding[]; written: string[]; stdout?: string }> {
+  if (!opts.store && !existsSync(join(dataDir, 'domain.db'))) throw new Error(`${dataDir} holds no domain (no domain.db): nothing to export`);
+  const store = openStore(dataDir, opts.store);
+  let rows;
+  let users;
+  let groups;
+  try {
+    await store.open();
+    if ((await store.getMeta('created')) === undefined) throw new Error(`${store.description} holds no domain: nothing to export`);
+    rows = await store.loadTree('config');
+    users = await store.users();
+    groups = await store.groups();
+  } finally {
+    await store.close();
+  }
+  const result = exportDomain(loadCatalog(), fromStored(rows), securityOf(users, groups), { format: opts.format, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  const findings = [...result.findings];
+  if (!opts.out) {
+    const [main, ...rest] = result.files;
+    if (rest.length > 0) {
+      findings.push({
+        severity: 'warning',
+        file: 'config.xml',
+        path: '/domain',
+        message: `${rest.length} descriptor files are not written to standard output (${rest.map((f) => f.path).join(', ')}): name a file with --out to write them beside it.`,
+      });
+    }
+    return { findings, written: [], stdout: main!.text };
+  }
+  const written: string[] = [];
+  const folder = dirname(resolve(opts.out));
+  for (const [i, f] of result.files.entries()) {
+    const target = i === 0 ? resolve(opts.out) : resolve(folder, f.path);
+    if (relative(folder, target).startsWith('..')) throw new Error(`the descriptor ${f.path} would be written outside ${folder}`);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, f.text);
+    written.push(target);
+  }
+  return { findings, written };
+}
