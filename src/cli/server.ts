@@ -8,10 +8,13 @@ import type { Secrets } from '../config/secrets.js';
 import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
+import { composeApi } from '../api/compose.js';
+import type { ManagementApi } from '../api/management-api.js';
 import { buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
 import type { UploadLimits } from '../http/deploy-requests.js';
 import { RequestStats } from '../runtime/live.js';
+import type { Logger } from 'pino';
 import { type LogFormat, makeLogger } from './logging.js';
 import { openStore } from '../store/open.js';
 import { givenKey } from '../config/secret-key.js';
@@ -55,6 +58,8 @@ export interface RunningServer {
   url: string;
   port: number;
   domain: Domain;
+  /** The management interface the server serves, to call in-process. */
+  api: ManagementApi;
   /** What the server found wrong at start-up without stopping (printed unless quiet). */
   warnings: string[];
   close(): Promise<void>;
@@ -81,10 +86,25 @@ function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | '
   return !opts.quiet && process.stdout.isTTY ? 'terminal' : 'file';
 }
 
-export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  // A mistyped proxy address is reported before anything is opened.
-  const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
-  const log = makeLogger(opts.logLevel ?? 'info', opts.logFormat ?? 'json');
+/** A domain and its management interface, open in this process (no HTTP). */
+export interface OpenManagement {
+  domain: Domain;
+  api: ManagementApi;
+  /** Request counters an HTTP adapter feeds. */
+  stats: RequestStats;
+  /** What was found wrong at start-up without stopping. */
+  warnings: string[];
+  /** How a generated administrator password was given out, if one was. */
+  passwordMessage(): string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the domain of a data directory (creating it from its template where none exists) with its
+ * management interface, for use in this process: what `serve` runs before it listens.
+ */
+export async function openManagement(opts: ServerOptions, logger?: Logger): Promise<OpenManagement> {
+  const log = logger ?? makeLogger(opts.logLevel ?? 'info', opts.logFormat ?? 'json');
   const catalog = catalogWithOperations();
   const warnings: string[] = [];
   // A malformed key stops the start before anything is created.
@@ -107,14 +127,40 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.timings ? { timings: opts.timings } : {}),
   });
   const stats = new RequestStats();
+  const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
+  return {
+    domain: opened.domain,
+    api: composed.api,
+    stats,
+    warnings,
+    passwordMessage: password.message,
+    close: async () => {
+      composed.close();
+      await opened.domain.close();
+    },
+  };
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  // A mistyped proxy address or log level is reported before anything is opened.
+  const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
+  const log = makeLogger(opts.logLevel ?? 'info', opts.logFormat ?? 'json');
+  const open = await openManagement(opts, log);
+  const { stats, warnings } = open;
   const uploadDir = join(opts.dataDir, 'applications');
-  const dataDirWarnings = () => permissionWarnings(opts.dataDir);
-  const app = await buildApp({ catalog, domain: opened.domain, stats, uploadDir, dataDir: opts.dataDir, dataDirWarnings }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
-  app.server.on('connection', (socket) => {
-    stats.openConnections++;
-    socket.once('close', () => stats.openConnections--);
-  });
-  await app.listen({ host: opts.host, port: opts.port });
+  let app;
+  try {
+    app = await buildApp({ api: open.api, stats, uploadDir }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+    app.server.on('connection', (socket) => {
+      stats.openConnections++;
+      socket.once('close', () => stats.openConnections--);
+    });
+    await app.listen({ host: opts.host, port: opts.port });
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await open.close();
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
@@ -123,19 +169,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (!opts.quiet) {
     for (const w of warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     const out = process.stdout;
-    const admin = password.message();
+    const admin = open.passwordMessage();
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
-    out.write(`  data directory ${opts.dataDir}, store ${store.description}, domain ${opened.domain.topology().domainName}\n`);
+    out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
   }
   return {
     url,
     port,
-    domain: opened.domain,
+    domain: open.domain,
+    api: open.api,
     warnings,
     close: async () => {
       await app.close();
-      await opened.domain.close();
+      await open.close();
     },
   };
 }

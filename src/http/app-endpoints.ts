@@ -4,35 +4,32 @@
 // `hold` seconds, at most 300) or the client goes away. That is how a pool gets connections in use.
 import { badRequest, notFound, unavailable } from '../core/problems.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Domain } from '../domain/domain.js';
+import type { ManagementApi } from '../api/management-api.js';
 import { sendJson } from './send.js';
 
 const MAX_HOLD_SECONDS = 300;
 
 export class AppEndpoints {
-  constructor(private readonly domain: Domain) {}
+  constructor(private readonly api: ManagementApi) {}
 
   /** The application a path belongs to, when it runs on this server. */
   application(path: string): string | undefined {
     const first = decodeSafe(path.split('?')[0]!.split('/')[1] ?? '');
     if (!first || first === 'management') return undefined;
-    const tree = this.domain.runtime.serverTrees.get(this.domain.runtime.adminServerName);
-    return tree?.bean(`applicationRuntimes/${encodeURIComponent(first)}`) ? first : undefined;
+    return this.api.application(first);
   }
 
   async handle(request: FastifyRequest, reply: FastifyReply, app: string): Promise<FastifyReply> {
     const rest = request.url.split('?')[0]!.split('/').slice(2).filter((s) => s !== '');
     const query = request.query as Record<string, string | undefined>;
-    const server = this.domain.runtime.adminServerName;
-    if (rest.length === 0) {
-      return sendJson(reply, 200, { application: app, server, state: this.domain.runtime.appIntendedState(app) });
-    }
+    if (rest.length === 0) return sendJson(reply, 200, this.api.applicationInfo(app));
+    const { server, pools } = this.api.pools;
     if (rest[0] !== 'work' || rest.length > 1) throw notFound(rest.join('/'));
     const pool = query.pool;
     if (!pool) throw badRequest("Name the connection pool to use: '?pool=<JNDI name>'.", 'pool');
-    if (!this.domain.runtime.pools.has(server, pool)) throw badRequest(`There is no connection pool '${pool}' on ${server}.`, 'pool');
+    if (!pools.has(server, pool)) throw badRequest(`There is no connection pool '${pool}' on ${server}.`, 'pool');
     const hold = Math.min(MAX_HOLD_SECONDS, Math.max(0, Number(query.hold ?? 0) || 0));
-    const id = this.domain.runtime.pools.reserve(server, pool);
+    const id = pools.reserve(server, pool);
     if (id === undefined) throw unavailable(`The connection pool '${pool}' has no connection left (all in use).`, 1);
     const started = Date.now();
     await new Promise<void>((resolve) => {
@@ -45,7 +42,7 @@ export class AppEndpoints {
       request.raw.socket.once('close', stop);
       reply.raw.once('close', stop);
     });
-    this.domain.runtime.pools.release(server, pool, id);
+    pools.release(server, pool, id);
     return sendJson(reply, 200, { application: app, pool, connection: id, heldMillis: Date.now() - started });
   }
 }

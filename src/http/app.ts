@@ -3,30 +3,15 @@
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Catalog } from '../catalog/load.js';
-import type { Domain } from '../domain/domain.js';
-import { Renderer } from '../render/entity.js';
-import { Searcher } from '../render/search.js';
+import type { ManagementApi } from '../api/management-api.js';
 import type { RequestStats } from '../runtime/live.js';
 import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
-import { Resolver } from '../tree/resolve.js';
-import { Trees } from '../api/trees.js';
-import { RuntimeCollections } from '../operations/collections.js';
-import { DataFiles } from '../operations/data-files.js';
-import type { OperationServices } from '../operations/define.js';
-import { OperationExecutor } from '../operations/executor.js';
-import { COLLECTIONS, OPERATIONS } from '../operations/index.js';
-import { LogFiles } from '../runtime/logs.js';
-import { LifecycleWriter } from '../api/lifecycle-writer.js';
-import { EditWriter } from '../api/writers.js';
-import { lifecycleOperations } from '../catalog/overlay/lifecycle.js';
 import multipart from '@fastify/multipart';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
-import { DEFAULT_UPLOAD_LIMITS, DeployRequests, type UploadLimits } from './deploy-requests.js';
-import { clientAddress, registerAudit } from './audit-request.js';
-import { ManagementHandler } from './management.js';
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
+import { ManagementRoutes, clientAddress } from './management.js';
 import { parseTrustedProxies } from './origin.js';
 import { LoopLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
@@ -40,15 +25,12 @@ declare module 'fastify' {
 }
 
 export interface AppDependencies {
-  catalog: Catalog;
-  domain: Domain;
+  /** The management interface this application serves. */
+  api: ManagementApi;
+  /** Request counters this application feeds (the administration server's own figures). */
   stats: RequestStats;
   /** Where uploaded application archives are kept. */
   uploadDir: string;
-  /** The data directory: operations keep their files (logs, security data exports...) in it. */
-  dataDir: string;
-  /** What is wrong with the data directory's permissions, looked at afresh. */
-  dataDirWarnings: () => string[];
 }
 
 export interface AppOptions {
@@ -158,53 +140,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     done();
   });
 
-  const resolver = new Resolver(deps.catalog, deps.domain.behaviours);
-  const renderer = new Renderer(resolver);
-  const trees = new Trees(deps.catalog, deps.domain, deps.stats);
-  const apps = new AppEndpoints(deps.domain);
-  // The log files of the data directory: servers' state changes, the domain's audit trail.
-  const logs = new LogFiles(deps.dataDir, deps.domain.scheduler);
-  const logged = deps.domain.runtime.onServerState;
-  deps.domain.runtime.onServerState = (server, state) => {
-    logged(server, state);
-    logs.server(server).write('Notice', 'ServerLifeCycle', `Server state changed to ${state}.`);
-  };
-  app.addHook('onClose', async () => logs.flushAll());
-  // Every audit record is logged too (failed logins with the user name tried, never a password).
-  deps.domain.security.audit.onRecord = (record) => {
-    app.log.info({ audit: record }, 'audit');
-    const who = record.user ?? 'the server';
-    logs.domain(deps.domain.topology().domainName).write(record.outcome === 'success' ? 'Info' : 'Notice', 'Audit', `${who} ${record.action} ${record.bean}: ${record.outcome}${record.detail ? `. ${record.detail}` : ''}`);
-  };
-  deps.domain.security.audit.onError = (err, entry) => app.log.error({ err, audit: entry }, 'audit record not stored');
-  deps.domain.security.onError = (err) => app.log.error({ err }, 'failed login not counted');
-  const services: OperationServices = {
-    catalog: deps.catalog,
-    resolver,
-    config: deps.domain.configService,
-    engine: deps.domain.runtime,
-    lifecycles: deps.domain.lifecycles,
-    tasks: deps.domain.tasks,
-    deployments: deps.domain.deployments,
-    security: deps.domain.security,
-    scheduler: deps.domain.scheduler,
-    logs,
-    files: new DataFiles(deps.dataDir),
-    domainRuntime: () => trees.root('domainRuntime', {}),
-    dataDirWarnings: deps.dataDirWarnings,
-  };
-  // The Lifecycle Manager's actions are its tree writer's; every other one is an operation's.
-  const operations = new OperationExecutor(deps.catalog, OPERATIONS, renderer, services, lifecycleOperations);
-  const collections = new RuntimeCollections(COLLECTIONS, services);
-  const searcher = new Searcher(resolver, renderer);
-  const deploys = new DeployRequests(
-    deps.domain,
-    deps.uploadDir,
-    { settled: (task, prefer, signal) => operations.settled(task, prefer, signal), render: (task, ctx) => operations.taskEntity(task, services.domainRuntime(), ctx) },
-    { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads },
-  );
-  const writers = { edit: new EditWriter(deps.catalog, deps.domain.configService), lifecycle: new LifecycleWriter(deps.domain.lifecycle) };
-  const management = new ManagementHandler({ catalog: deps.catalog, domain: deps.domain, resolver, renderer, trees, writers, operations, collections, searcher, deploys });
+  const apps = new AppEndpoints(deps.api);
+  const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }));
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
@@ -223,7 +160,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, byKind);
 
   app.decorateRequest('principal', null as unknown as Principal);
-  registerAudit(app, deps.domain.security.audit);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -239,8 +175,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     if (!acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
-    await deps.domain.sync();
-    const auth = await deps.domain.security.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]);
+    const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
     const principal = (request.principal = auth.principal);
     if (WRITE_METHODS.has(request.method)) {
@@ -256,14 +191,14 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
     const path = parseRequestPath(request.raw.url ?? '/');
-    const accepts = await management.preflight(request, path);
+    const accepts = await management.admit(request, path);
     if (isMultipart(request.headers) && !accepts.upload) {
       throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
     }
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
     if (limit === undefined) return payload;
-    const overLimit = () => tooLarge(`The request body is larger than ${path.rest.at(-1) === 'search' ? 'a search query' : "an action's arguments"} may be (${limit / 1024} KiB).`);
+    const overLimit = () => tooLarge(`The request body is larger than ${accepts.limitFor === 'search query' ? 'a search query' : "an action's arguments"} may be (${limit / 1024} KiB).`);
     if (request.headers['content-length'] !== undefined) {
       if (Number(request.headers['content-length']) > limit) throw overLimit();
       return payload;

@@ -8,14 +8,7 @@ import JSON5 from 'json5';
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Largest body of a search, in bytes: queries are small, and every reader may search. */
-export const MAX_QUERY_BYTES = 64 * 1024;
 
-/**
- * Largest body of an action's arguments, in bytes: room for a few strings at the longest a
- * configuration string may be (64 KiB), so an over-long value is named rather than cut off.
- */
-export const MAX_ARGUMENTS_BYTES = 256 * 1024;
 
 /**
  * Largest body the relaxed dialect is tried on, in bytes. Its reader costs about a hundred times
@@ -346,12 +339,4 @@ export function duplicateKey(text: string, relaxed: boolean): { key: string; at:
 
 function isDelimiter(c: number): boolean {
   return c === 0x7b || c === 0x7d || c === 0x5b || c === 0x5d || c === 0x2c || c === 0x3a || c === 0x22 || c === 0x27 || c === 0x2f || isSpace(c);
-}
-
-/** The body of a write, which must be a JSON object (no body at all is `{}`). */
-export function bodyObject(body: unknown, what = 'request body'): Record<string, unknown> {
-  if (body === undefined) return {};
-  if (body === null) throw badRequest(`The ${what} is null; send a JSON object (at least {}).`);
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest(`The ${what} must be a JSON object.`);
-  return body as Record<string, unknown>;
 }

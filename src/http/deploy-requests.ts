@@ -1,20 +1,13 @@
-// Application deployments through the edit tree: `POST edit/appDeployments` with JSON naming a
-// source path on the server, or a multipart upload (a `model` part first, then the archive as the
-// part `sourcePath` and optionally a `deploymentPlan` part), and `DELETE edit/appDeployments/{name}`.
-// Both honour `Prefer` like the lifecycle operations. Uploads are staged in a folder of their own
-// (see staging.ts) that is removed when the request ends, whatever happened.
-import { Problem, type ProblemDetail, badRequest, invalid, tooLarge } from '../core/problems.js';
+// Application uploads: `POST edit/appDeployments` as a multipart body (a `model` part first, then
+// the archive as the part `sourcePath` and optionally a `deploymentPlan` part), read part by part
+// for the management API, which deploys. Uploads are staged in a folder of their own (see
+// staging.ts) that is removed when the request ends, whatever happened.
+import { Problem, badRequest, tooLarge } from '../core/problems.js';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseReference } from '../core/identity.js';
-import { nameProblem } from '../config/validate.js';
-import type { Domain } from '../domain/domain.js';
-import type { RenderContext } from '../render/entity.js';
-import type { Task } from '../runtime/tasks.js';
-import type { BeanNode } from '../tree/resolve.js';
-import { MAX_BODY_BYTES, bodyObject, parseLenient } from './body.js';
-import { sendJson } from './send.js';
+import { type UploadReader, bodyObject } from '../api/management-api.js';
+import { MAX_BODY_BYTES, parseLenient } from './body.js';
 import { type Staging, StagingArea, isInside } from './staging.js';
 
 const MiB = 1024 * 1024;
@@ -161,31 +154,25 @@ function safeFileName(name: string, fallback: string): string {
   return cleaned === '' ? fallback : cleaned;
 }
 
-function preferOf(request: FastifyRequest): string | undefined {
-  return typeof request.headers.prefer === 'string' ? request.headers.prefer : undefined;
-}
-
 /** The declared length of a request body, when it has one. */
 function declaredLength(request: FastifyRequest): number | undefined {
   const n = Number(request.headers['content-length']);
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-/** How a deployment's progress object is waited for and shown: as every task of an operation is. */
-export interface ProgressAnswers {
-  /** Waits for the task as the `Prefer` header says (on the scheduler's clock); true when it completed. */
-  settled(task: Task, prefer: string | undefined, signal?: AbortSignal): Promise<boolean>;
-  /** The progress object as its job resource shows it. */
-  render(task: Task, ctx: RenderContext): Record<string, unknown>;
+/** One upload in progress: a reader for the API, and the end that removes its staging. */
+export interface UploadInProgress {
+  read: UploadReader;
+  /** Removes what was staged and not moved (always called when the request ends). */
+  end(): void;
 }
 
-export class DeployRequests {
+/** Application uploads: staged in folders of their own, moved to the application's folder when kept. */
+export class Uploads {
   private readonly staging: StagingArea;
 
   constructor(
-    private readonly domain: Domain,
     private readonly uploadDir: string,
-    private readonly progress: ProgressAnswers,
     private readonly limits: UploadLimits = DEFAULT_UPLOAD_LIMITS,
   ) {
     this.staging = new StagingArea(uploadDir, limits.stagingBytes);
@@ -196,77 +183,30 @@ export class DeployRequests {
     return this.staging.inUse;
   }
 
-  async create(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    if (!request.isMultipart()) return this.deploy(request, reply, owner, ctx, session, { model: bodyObject(request.body), files: {} });
+  /** Begins reading a multipart deployment of `request`; `end` must follow, whatever happens. */
+  begin(request: FastifyRequest): UploadInProgress {
     let staging: Staging | undefined;
-    try {
-      staging = this.staging.open(declaredLength(request));
-      let upload: Upload;
-      try {
-        upload = await readUpload(request, staging, this.limits, (model) => {
-          const problems = this.modelProblems(model);
-          if (problems.length > 0) throw invalid(problems);
-        });
-      } catch (err) {
-        throw uploadError(err, this.limits);
-      }
-      return await this.deploy(request, reply, owner, ctx, session, upload);
-    } finally {
-      staging?.remove();
-    }
-  }
-
-  /** What is wrong with a deployment's model (its name, targets, a name already deployed). */
-  private modelProblems(model: Record<string, unknown>): ProblemDetail[] {
-    const { name, targets } = model;
-    const problems: ProblemDetail[] = [];
-    const nameIssue = nameProblem(name);
-    if (nameIssue) problems.push({ path: 'name', detail: `The name of the application ${nameIssue}.` });
-    const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(parseReference) : [undefined];
-    if (refs.some((r) => r === undefined)) problems.push({ path: 'targets', detail: 'The targets must be references such as [{"identity": ["servers", "AdminServer"]}].' });
-    if (problems.length === 0 && this.domain.deployments.exists(String(name))) {
-      problems.push({ path: 'name', detail: `An application named '${String(name)}' is already deployed.` });
-    }
-    return problems;
-  }
-
-  private async deploy(request: FastifyRequest, reply: FastifyReply, owner: BeanNode, ctx: RenderContext, session: string, upload: Upload): Promise<FastifyReply> {
-    const { name, sourcePath, targets, planPath, ...properties } = upload.model;
-    const problems = this.modelProblems(upload.model);
-    const archive = upload.files.sourcePath;
-    const source = archive ?? sourcePath;
-    if (!archive && (typeof source !== 'string' || source === '')) {
-      problems.push({ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." });
-    }
-    if (problems.length > 0) throw invalid(problems);
-    const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
-    const app = String(name);
-    const stored = archive ? this.keep(app, archive, 'archive') : String(source);
-    const plan = upload.files.deploymentPlan ? this.keep(app, upload.files.deploymentPlan, 'plan', stored) : planPath;
-    const { identity, task } = await this.domain.deployments.deploy(request.principal.user, session, {
-      name: app,
-      sourcePath: stored,
-      targets: refs as string[][],
-      planPath: typeof plan === 'string' ? plan : undefined,
-      finalState: 'STATE_ACTIVE',
-      properties,
-    });
-    await this.domain.flush();
-    const location = ctx.urls.href([...owner.root.base, ...identity]);
-    if (!task || (await this.progress.settled(task, preferOf(request)))) return sendJson(reply, 201, {}, { location });
-    return sendJson(reply, 202, this.progress.render(task, ctx), { location: this.taskHref(task, ctx) });
-  }
-
-  async remove(request: FastifyRequest, reply: FastifyReply, node: BeanNode, ctx: RenderContext, session: string): Promise<FastifyReply> {
-    const name = node.identity[node.identity.length - 1]!;
-    const task = await this.domain.deployments.undeploy(request.principal.user, session, name);
-    await this.domain.flush();
-    if (!task || (await this.progress.settled(task, preferOf(request)))) return sendJson(reply, 200, {});
-    return sendJson(reply, 202, this.progress.render(task, ctx), { location: this.taskHref(task, ctx) });
-  }
-
-  private taskHref(task: Task, ctx: RenderContext): string {
-    return ctx.urls.href(['domainRuntime', ...task.identity]);
+    return {
+      read: async (check) => {
+        staging = this.staging.open(declaredLength(request));
+        let upload: Upload;
+        try {
+          upload = await readUpload(request, staging, this.limits, check);
+        } catch (err) {
+          throw uploadError(err, this.limits);
+        }
+        const files = upload.files;
+        return {
+          model: upload.model,
+          store: (app) => {
+            const archive = files.sourcePath ? this.keep(app, files.sourcePath, 'archive') : undefined;
+            const plan = files.deploymentPlan ? this.keep(app, files.deploymentPlan, 'plan', archive) : undefined;
+            return { ...(archive ? { archive } : {}), ...(plan ? { plan } : {}) };
+          },
+        };
+      },
+      end: () => staging?.remove(),
+    };
   }
 
   /**

@@ -74,7 +74,7 @@ describe('what is recorded', () => {
       await recorded({ action, bean: AUTHN, outcome: 'success' });
     }
     const wrongOld = await recorded({ action: 'changeUserPassword', outcome: 'failure' });
-    assert.match(wrongOld.detail, /^400: .*old password/);
+    assert.match(wrongOld.detail, /^invalid: .*old password/);
     await recorded({ action: 'createUser', outcome: 'failure' });
     await recorded({ action: 'createUser', outcome: 'refused' }, 'monitor16');
 
@@ -107,7 +107,7 @@ describe('what is recorded', () => {
     // An illegal transition is a recorded failure, a refused caller a recorded refusal.
     errorDetails(await admin.post('serverRuntime/partitionRuntimes/partition1/JDBCPartitionRuntime/JDBCDataSourceRuntimeMBeans/partition1-ds/suspend', {}), 400);
     const illegal = await recorded({ action: 'suspend', outcome: 'failure' });
-    assert.match(illegal.detail, /^400: /);
+    assert.match(illegal.detail, /^invalid: /);
     errorDetails(await monitor.post('domainRuntime/serverLifeCycleRuntimes/ms2/start', {}, ASYNC), 403);
     await recorded({ action: 'start', bean: 'domainRuntime/serverLifeCycleRuntimes/ms2', outcome: 'refused' }, 'monitor16');
     // Queries change nothing and are not recorded.

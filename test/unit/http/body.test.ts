@@ -9,13 +9,13 @@ import {
   MAX_DEPTH,
   MAX_RELAXED_BYTES,
   bodyKindOf,
-  bodyObject,
   duplicateKey,
   isPairs,
   pairs,
   parseLenient,
 } from '../../../src/http/body.js';
 import { text } from '../../support/arbitraries.js';
+import { bodyObject } from '../../../src/api/management-api.js';
 
 /** The 400 a body gets. */
 function refusal(read: () => unknown): Problem {

@@ -1,0 +1,31 @@
+// Who makes a request of the API and how: the principal, where the request comes from (for the
+// audit), the edit session it works in, how long it is willing to wait for a task, and a signal
+// that says when it is no longer waiting.
+import type { Principal } from '../security/service.js';
+
+export interface Caller {
+  principal: Principal;
+  /** The client's address, as the audit trail records it ('' for calls made in-process). */
+  address: string;
+  /** The edit session the request works in (`default` when absent). */
+  session?: string;
+  /** The `Prefer` header: `respond-async`, `wait=N` (how long to wait for a task). */
+  prefer?: string;
+  /** Aborts when the caller goes away before its answer. */
+  signal?: AbortSignal;
+}
+
+/** How an answer's body is shaped and its links written. */
+export interface View {
+  /** Scheme, host and port the links name (`http://admin.example:7001`). */
+  origin: string;
+  /** The query parameters: `fields`, `excludeFields`, `links`, `excludeLinks`, and `before` for audit pages. */
+  query?: Record<string, unknown>;
+}
+
+/** An answer of the API: a status of the REST interface, a JSON body, and headers (`Location`). */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}

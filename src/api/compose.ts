@@ -1,0 +1,92 @@
+// Builds the management API over an open domain: the resolver and renderer, the trees, the writers
+// of the trees that take changes, the operations and their services, the searcher, the audit
+// recorder, and the log files of the data directory. The composition root (src/cli/server.ts)
+// calls it once; tests call it to use the API in-process.
+import type { Catalog } from '../catalog/load.js';
+import { lifecycleOperations } from '../catalog/overlay/lifecycle.js';
+import type { Domain } from '../domain/domain.js';
+import { RuntimeCollections } from '../operations/collections.js';
+import { DataFiles } from '../operations/data-files.js';
+import type { OperationServices } from '../operations/define.js';
+import { OperationExecutor } from '../operations/executor.js';
+import { COLLECTIONS, OPERATIONS } from '../operations/index.js';
+import { Renderer } from '../render/entity.js';
+import { Searcher } from '../render/search.js';
+import type { RequestStats } from '../runtime/live.js';
+import { LogFiles } from '../runtime/logs.js';
+import { Resolver } from '../tree/resolve.js';
+import { LifecycleWriter } from './lifecycle-writer.js';
+import { ManagementApi } from './management-api.js';
+import { Recorder } from './recorder.js';
+import { Trees } from './trees.js';
+import { EditWriter } from './writers.js';
+
+export interface ApiDependencies {
+  /** The catalog with its operations (`catalogWithOperations()`). */
+  catalog: Catalog;
+  domain: Domain;
+  /** Request counters the HTTP adapter feeds (the administration server's own figures). */
+  stats: RequestStats;
+  /** The data directory: operations keep their files (logs, security data exports...) in it. */
+  dataDir: string;
+  /** What is wrong with the data directory's permissions, looked at afresh. */
+  dataDirWarnings: () => string[];
+}
+
+export interface ComposedApi {
+  api: ManagementApi;
+  /** Writes what the log files still buffer (when the server stops). */
+  close(): void;
+}
+
+export function composeApi(deps: ApiDependencies): ComposedApi {
+  const { catalog, domain } = deps;
+  const resolver = new Resolver(catalog, domain.behaviours);
+  const renderer = new Renderer(resolver);
+  const trees = new Trees(catalog, domain, deps.stats);
+  // The log files of the data directory: servers' state changes, the domain's audit trail.
+  const logs = new LogFiles(deps.dataDir, domain.scheduler);
+  const logged = domain.runtime.onServerState;
+  domain.runtime.onServerState = (server, state) => {
+    logged(server, state);
+    logs.server(server).write('Notice', 'ServerLifeCycle', `Server state changed to ${state}.`);
+  };
+  // Every audit record is logged too (failed logins with the user name tried, never a password).
+  domain.security.audit.onRecord = (record) => {
+    domain.log.info({ audit: record }, 'audit');
+    const who = record.user ?? 'the server';
+    logs.domain(domain.topology().domainName).write(record.outcome === 'success' ? 'Info' : 'Notice', 'Audit', `${who} ${record.action} ${record.bean}: ${record.outcome}${record.detail ? `. ${record.detail}` : ''}`);
+  };
+  domain.security.audit.onError = (err, entry) => domain.log.error({ err, audit: entry }, 'audit record not stored');
+  domain.security.onError = (err) => domain.log.error({ err }, 'failed login not counted');
+  const services: OperationServices = {
+    catalog,
+    resolver,
+    config: domain.configService,
+    engine: domain.runtime,
+    lifecycles: domain.lifecycles,
+    tasks: domain.tasks,
+    deployments: domain.deployments,
+    security: domain.security,
+    scheduler: domain.scheduler,
+    logs,
+    files: new DataFiles(deps.dataDir),
+    domainRuntime: () => trees.root('domainRuntime', {}),
+    dataDirWarnings: deps.dataDirWarnings,
+  };
+  // The Lifecycle Manager's actions are its tree writer's; every other one is an operation's.
+  const operations = new OperationExecutor(catalog, OPERATIONS, renderer, services, lifecycleOperations);
+  const api = new ManagementApi({
+    catalog,
+    domain,
+    resolver,
+    renderer,
+    trees,
+    writers: { edit: new EditWriter(catalog, domain.configService), lifecycle: new LifecycleWriter(domain.lifecycle) },
+    operations,
+    collections: new RuntimeCollections(COLLECTIONS, services),
+    searcher: new Searcher(resolver, renderer),
+    recorder: new Recorder(domain.security.audit),
+  });
+  return { api, close: () => logs.flushAll() };
+}

@@ -1,0 +1,546 @@
+// The management interface as a programming interface: read, create, update, delete, invoke and
+// search the bean trees of both interfaces (the management trees, the version lists, the Lifecycle
+// Manager) for a caller, without HTTP. Each request is resolved in its tree; reads are rendered,
+// changes go to the tree's writer (the configuration service for `edit`, the Lifecycle Manager for
+// its tree), actions to the operation executor; every change is authorized and recorded in the
+// audit trail. The HTTP adapter (src/http/) turns URLs and bodies into these calls.
+import { deploysThrough } from '../behaviour/deployables.js';
+import type { Catalog } from '../catalog/load.js';
+import type { ApiVersion, OperationDef, PropDef } from '../catalog/model.js';
+import { isLifecycleVersion, managementVersion } from '../catalog/versions.js';
+import { DEFAULT_SESSION } from '../config/session.js';
+import { type Identity, parseReference } from '../core/identity.js';
+import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound } from '../core/problems.js';
+import type { Domain } from '../domain/domain.js';
+import { nameProblem } from '../config/validate.js';
+import type { RuntimeCollections } from '../operations/collections.js';
+import type { OperationExecutor } from '../operations/executor.js';
+import type { RenderContext, Renderer } from '../render/entity.js';
+import { Urls } from '../render/links.js';
+import { type Shape, parseShape } from '../render/query.js';
+import type { Searcher } from '../render/search.js';
+import type { Task } from '../runtime/tasks.js';
+import type { AuditNote } from '../security/audit.js';
+import { authorize } from '../security/authorize.js';
+import type { Authentication } from '../security/service.js';
+import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
+import type { Address } from './address.js';
+import type { Answer, Caller, View } from './caller.js';
+import type { Recorder } from './recorder.js';
+import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
+import type { Change, TreeWriter, WriteContext } from './writers.js';
+
+type Json = Record<string, unknown>;
+
+/** Largest body of a search, in bytes: queries are small, and every reader may search. */
+export const MAX_QUERY_BYTES = 64 * 1024;
+
+/**
+ * Largest body of an action's arguments, in bytes: room for a few strings at the longest a
+ * configuration string may be (64 KiB), so an over-long value is named rather than cut off.
+ */
+export const MAX_ARGUMENTS_BYTES = 256 * 1024;
+
+/** What a request may send, judged before it is read. */
+export interface Admission {
+  /** The body may be an application upload (a multipart deployment). */
+  upload: boolean;
+  /** The largest body the target takes, when smaller than the general limit. */
+  limit?: number;
+  /** What the limit is for, as a message names it. */
+  limitFor?: 'search query' | "action's arguments";
+}
+
+/** An application upload as the adapter received it: its model, and where its files go. */
+export interface ReceivedUpload {
+  model: Json;
+  /** Moves the uploaded archive and plan (when sent) to the application's own folder; their paths. */
+  store(app: string): { archive?: string; plan?: string };
+}
+
+/** Reads an upload; `check` judges its model before any file of it is read. */
+export type UploadReader = (check: (model: Json) => void) => Promise<ReceivedUpload>;
+
+/** What a change carries: a JSON body, or (creating an application deployment) an upload. */
+export type Input = { body?: unknown } | { upload: UploadReader };
+
+export interface ApiParts {
+  catalog: Catalog;
+  domain: Domain;
+  resolver: Resolver;
+  renderer: Renderer;
+  trees: Trees;
+  /** The writers of the trees that take changes. */
+  writers: Partial<Record<TreeName, TreeWriter>>;
+  operations: OperationExecutor;
+  collections: RuntimeCollections;
+  searcher: Searcher;
+  recorder: Recorder;
+}
+
+/** A tree as a request sees it: its root, the segments to resolve in it, and how its URLs are made. */
+interface Place {
+  root: TreeRoot;
+  segments: readonly string[];
+  version: ApiVersion;
+  urls: Urls;
+  shape: Shape;
+}
+
+export class ManagementApi {
+  constructor(private readonly parts: ApiParts) {}
+
+  // ---- who ----
+
+  /**
+   * Checks a request's `Authorization` value (servers sharing a store catch up with each other's
+   * users first); `address` and `path` are what the audit of a failed login names.
+   */
+  async authenticate(authorization: string | undefined, address: string, path: string): Promise<Authentication> {
+    await this.parts.domain.sync();
+    return this.parts.domain.security.authenticate(authorization, address, path);
+  }
+
+  // ---- the interface, by what a call does ----
+
+  get(caller: Caller, at: Address, view: View): Promise<Answer> {
+    return this.request('GET', caller, at, {}, view);
+  }
+
+  create(caller: Caller, at: Address, body: unknown, view: View): Promise<Answer> {
+    return this.request('POST', caller, at, { body }, view, 'create');
+  }
+
+  update(caller: Caller, at: Address, body: unknown, view: View): Promise<Answer> {
+    return this.request('POST', caller, at, { body }, view, 'update');
+  }
+
+  delete(caller: Caller, at: Address, view: View): Promise<Answer> {
+    return this.request('DELETE', caller, at, {}, view);
+  }
+
+  invoke(caller: Caller, at: Address, args: unknown, view: View): Promise<Answer> {
+    return this.request('POST', caller, at, { body: args }, view, 'invoke');
+  }
+
+  search(caller: Caller, at: Address, query: unknown, view: View): Promise<Answer> {
+    return this.request('POST', caller, at, { body: query }, view, 'search');
+  }
+
+  /**
+   * Judges a request before its body is read: resolves the target as `request` will, and checks
+   * that the caller may write to it or invoke it (or may search), so that nobody gets a body parsed
+   * for a request that is refused anyway. A refusal is recorded as the change would have been.
+   */
+  async admit(method: string, caller: Caller, at: Address): Promise<Admission> {
+    const place = await this.place(caller, at, false, method);
+    const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
+    const { principal } = caller;
+    const none = { upload: false };
+    const check = async (writer: TreeWriter, change: Change) => {
+      const { action, bean } = writer.auditName(change);
+      await this.parts.recorder.refusal(caller, action, bean, () => writer.authorize(principal, change));
+    };
+    switch (target.kind) {
+      case 'bean': {
+        const node = target.node;
+        const writer = this.writerOf(node.root);
+        if (!writer) {
+          const handler = method === 'DELETE' ? this.runtimeCollection(node) : undefined;
+          if (!handler) throw methodNotAllowed(method, ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        await check(writer, { kind: this.beanChange(method, node, writer), node });
+        return none;
+      }
+      case 'collection':
+      case 'absent': {
+        const { owner, prop } = target;
+        const writer = this.writerOf(owner.root);
+        if (target.kind === 'absent' && (!writer || method !== 'POST')) {
+          throw method === 'DELETE' || !writer ? notFound(prop.name) : methodNotAllowed(method, ['POST']);
+        }
+        if (!writer) {
+          const handler = this.parts.collections.handler(owner.type, prop.name);
+          if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
+          handler.mayChange?.(principal);
+          return none;
+        }
+        const deployments = this.deploys(owner, prop);
+        if (target.kind === 'collection' && !writer.creates(owner, prop) && !deployments) throw methodNotAllowed(method, ['GET']);
+        if (method !== 'POST') throw methodNotAllowed(method, ['GET', 'POST']);
+        await check(writer, { kind: 'create', owner, prop });
+        return { upload: deployments };
+      }
+      case 'createForm':
+        throw methodNotAllowed(method, ['GET']);
+      case 'action': {
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        const { node, op } = target;
+        const writer = this.writerOf(node.root);
+        if (writer?.performs?.(node, op)) await check(writer, { kind: 'invoke', node, op });
+        else {
+          const authorized = () => authorize(principal, { kind: 'invoke', type: node.type, op });
+          // Pure queries are not audited; refused changes are.
+          if (op.impact === 'info') authorized();
+          else await this.parts.recorder.refusal(caller, op.name, node.path.join('/'), authorized);
+        }
+        return { upload: false, limit: MAX_ARGUMENTS_BYTES, limitFor: "action's arguments" };
+      }
+      case 'search':
+        // Readers may search: the read right was checked on arrival.
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return { upload: false, limit: MAX_QUERY_BYTES, limitFor: 'search query' };
+    }
+  }
+
+  /**
+   * Any request: resolved in its tree and done as its method and what it names say (a GET reads,
+   * a POST creates, updates, invokes or searches, a DELETE deletes). `expect`, when given, is what
+   * the caller means to do: another kind of target is refused rather than acted on.
+   */
+  async request(method: string, caller: Caller, at: Address, input: Input, view: View, expect?: 'create' | 'update' | 'invoke' | 'search'): Promise<Answer> {
+    const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined);
+    const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
+    const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
+    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${describeTarget(target)}.`);
+    return this.dispatch(method, caller, target, ctx, input);
+  }
+
+  // ---- applications running on the administration server ----
+
+  /** The application whose context root a path's first segment names, when it runs on this server. */
+  application(first: string): string | undefined {
+    const runtime = this.parts.domain.runtime;
+    const tree = runtime.serverTrees.get(runtime.adminServerName);
+    return tree?.bean(`applicationRuntimes/${encodeURIComponent(first)}`) ? first : undefined;
+  }
+
+  /** What an application at its context root says of itself. */
+  applicationInfo(app: string): Json {
+    const runtime = this.parts.domain.runtime;
+    return { application: app, server: runtime.adminServerName, state: runtime.appIntendedState(app) };
+  }
+
+  /** The connection pools of the administration server's applications. */
+  get pools() {
+    const runtime = this.parts.domain.runtime;
+    return { server: runtime.adminServerName, pools: runtime.pools };
+  }
+
+  // ---- inside ----
+
+  /**
+   * The tree a request addresses. `full` (answering, not judging before the body is read): edit
+   * locks that timed out are released first, and an administrator's reads of the domain runtime
+   * get the audit records.
+   */
+  private async place(caller: Caller, at: Address, full: boolean, method: string, view?: View, body?: unknown): Promise<Place> {
+    const { trees, domain } = this.parts;
+    const origin = view?.origin ?? 'http://localhost';
+    const shape = full && view?.query ? parseShape(view.query) : {};
+    if (at.api === 'lifecycle') {
+      if (at.prefix.length > 0) throw notFound(at.prefix[0]!);
+      const base = '/management/lifecycle';
+      if (at.version === undefined) return { root: trees.versions('lifecycle'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
+      if (!isLifecycleVersion(at.version)) throw notFound(at.version);
+      const root = await trees.lifecycle(at.rest, method === 'GET' || method === 'HEAD');
+      return { root, segments: at.rest, version: 'current', urls: new Urls(origin, `${base}/${encodeURIComponent(at.version)}`), shape };
+    }
+    if (at.partition !== undefined && !this.partitionExists(at.partition)) throw notFound(at.partition);
+    const base = `${at.prefix.map((s) => `/${s}`).join('')}/management/appserver`;
+    if (at.version === undefined) return { root: trees.versions('appserver'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
+    const version = managementVersion(at.version);
+    if (!version) throw notFound(at.version);
+    const urls = new Urls(origin, `${base}/${encodeURIComponent(at.version)}`);
+    const [tree, ...segments] = at.rest;
+    if (tree === undefined || !isManagementTree(tree)) {
+      // The version itself and currentUser.
+      return { root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape };
+    }
+    const scope = { ...(at.partition !== undefined ? { partition: at.partition } : {}), session: caller.session ?? DEFAULT_SESSION };
+    if (!full) return { root: trees.root(tree, scope), segments, version, urls, shape };
+    const admin = caller.principal.roles.has('Admin');
+    // Edit locks whose time ran out are released before anyone sees them.
+    await domain.configService.expireLapsed();
+    const audit =
+      tree === 'domainRuntime' && admin && readsAudit(segments, body)
+        ? await domain.security.audit.view({ before: beforeParam(view?.query), id: segments[1] !== undefined ? Number(segments[1]) : undefined })
+        : undefined;
+    return { root: trees.root(tree, { ...scope, restricted: !admin, ...(audit ? { audit } : {}) }), segments, version, urls, shape };
+  }
+
+  private writerOf(root: TreeRoot): TreeWriter | undefined {
+    return root.editable ? this.parts.writers[root.name] : undefined;
+  }
+
+  /** What a POST or DELETE of a bean does in a tree that takes changes (405 if it does nothing). */
+  private beanChange(method: string, node: BeanNode, writer: TreeWriter): 'update' | 'delete' {
+    if (method === 'POST' && writer.updates(node)) return 'update';
+    if (method === 'DELETE' && writer.deletes(node)) return 'delete';
+    throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
+  }
+
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input): Promise<Answer> {
+    const { renderer, recorder } = this.parts;
+    const reads = method === 'GET' || method === 'HEAD';
+    const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION };
+    const body = 'body' in input ? input.body : undefined;
+    switch (target.kind) {
+      case 'bean': {
+        const node = target.node;
+        if (reads) return ok(renderer.bean(node, ctx));
+        const writer = this.writerOf(node.root);
+        if (!writer) {
+          const handler = method === 'DELETE' ? this.runtimeCollection(node) : undefined;
+          if (!handler) throw methodNotAllowed(method, ['GET']);
+          return recorder.change(caller, 'delete', node.path.join('/'), body, async () => {
+            await handler.remove(node, caller.principal);
+            return ok({});
+          });
+        }
+        const kind = this.beanChange(method, node, writer);
+        return this.change(caller, writer, { kind, node }, body, async () => {
+          if (kind === 'update') {
+            await writer.update(node, bodyObject(body), write);
+            return ok({});
+          }
+          if (this.undeploys(node)) return this.undeploy(caller, node, ctx, write);
+          await writer.delete(node, write);
+          return ok({});
+        });
+      }
+      case 'collection': {
+        const { owner, prop } = target;
+        if (reads) return ok(renderer.collection(owner, prop, target.path, ctx, target.mount));
+        const writer = this.writerOf(owner.root);
+        if (!writer) {
+          const handler = this.parts.collections.handler(owner.type, prop.name);
+          if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
+          return recorder.change(caller, 'create', target.path.join('/'), body, async () => {
+            const identity = await handler.create(owner, bodyObject(body), caller.principal);
+            return { status: 201, body: {}, headers: { location: ctx.urls.href([...owner.root.base, ...identity]) } };
+          });
+        }
+        if (!writer.creates(owner, prop) && !this.deploys(owner, prop)) throw methodNotAllowed(method, ['GET']);
+        if (method === 'POST') return this.createIn(caller, writer, owner, prop, ctx, write, input);
+        throw methodNotAllowed(method, ['GET', 'POST']);
+      }
+      case 'absent': {
+        const writer = this.writerOf(target.owner.root);
+        if (!writer || method !== 'POST') throw method === 'GET' || method === 'DELETE' || !writer ? notFound(target.prop.name) : methodNotAllowed(method, ['POST']);
+        return this.createIn(caller, writer, target.owner, target.prop, ctx, write, input);
+      }
+      case 'createForm': {
+        if (!reads) throw methodNotAllowed(method, ['GET']);
+        const type = this.parts.catalog.type(target.prop.creators[0] ?? target.prop.javaType);
+        return ok(renderer.createForm(target.owner, target.prop, target.path, type, ctx));
+      }
+      case 'action': {
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        const { node, op } = target;
+        const writer = this.writerOf(node.root);
+        if (writer?.invoke && writer.performs?.(node, op)) {
+          const perform = writer.invoke.bind(writer);
+          return this.change(caller, writer, { kind: 'invoke', node, op }, body, async () => {
+            await perform(node, op, bodyObject(body), write);
+            return ok({});
+          });
+        }
+        return this.invokeOperation(caller, node, op, ctx, body);
+      }
+      case 'search':
+        if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        return ok(this.parts.searcher.search(target.node, bodyObject(body, 'search query'), ctx));
+    }
+  }
+
+  /** The handler that deletes a runtime collection item, when its collection has one. */
+  private runtimeCollection(node: BeanNode) {
+    const owner = this.collectionOwner(node);
+    return owner && node.via ? this.parts.collections.handler(owner.type, node.via.name) : undefined;
+  }
+
+  /** The bean owning the collection `node` is an item of (undefined when it is no item). */
+  private collectionOwner(node: BeanNode): BeanNode | undefined {
+    if (!node.via || node.via.shape !== 'collection') return undefined;
+    // An item lies two segments below its owner, or as many as its collection's address says.
+    const depth = node.via.address?.length ?? 2;
+    const owner = this.parts.resolver.resolve(node.root, node.identity.slice(0, -depth), 'legacy');
+    return owner.kind === 'bean' ? owner.node : undefined;
+  }
+
+  /** Whether the deployment service makes the items of the edit tree's collection (an upload, a progress object). */
+  private deploys(owner: BeanNode, prop: PropDef): boolean {
+    return owner.root.name === 'edit' && deploysThrough(this.parts.domain.behaviours, owner.type, prop.name);
+  }
+
+  /** Whether deleting the edit tree's bean undeploys it through the deployment service. */
+  private undeploys(node: BeanNode): boolean {
+    if (node.root.name !== 'edit') return false;
+    const owner = this.collectionOwner(node);
+    return owner !== undefined && node.via !== undefined && this.deploys(owner, node.via);
+  }
+
+  /** Runs a change of a tree through its writer: recorded in the audit trail, authorized first. */
+  private change(caller: Caller, writer: TreeWriter, change: Change, body: unknown, run: (note: AuditNote) => Promise<Answer>): Promise<Answer> {
+    const { action, bean } = writer.auditName(change);
+    return this.parts.recorder.change(caller, action, bean, body, async (note) => {
+      writer.authorize(caller.principal, change);
+      return run(note);
+    });
+  }
+
+  private createIn(caller: Caller, writer: TreeWriter, owner: BeanNode, prop: PropDef, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
+    return this.change(caller, writer, { kind: 'create', owner, prop }, 'body' in input ? input.body : undefined, async () => {
+      if (this.deploys(owner, prop)) return this.deploy(caller, owner, ctx, write, input);
+      if ('upload' in input) throw badRequest(`'${prop.name}' takes no upload; send its properties as JSON.`);
+      const identity = await writer.create(owner, prop, bodyObject(input.body), write);
+      return { status: 201, body: {}, headers: { location: ctx.urls.href([...owner.root.base, ...identity]) } };
+    });
+  }
+
+  private async invokeOperation(caller: Caller, node: BeanNode, op: OperationDef, ctx: RenderContext, body: unknown): Promise<Answer> {
+    const run = async (audit: AuditNote) => {
+      const call = { node, op, principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ctx, prefer: caller.prefer, audit, ...(caller.signal ? { signal: caller.signal } : {}) };
+      const answer = await this.parts.operations.invoke(call, bodyObject(body, 'action arguments'));
+      // What the action changed (states, tasks) is stored before it is acknowledged.
+      await this.parts.domain.flush();
+      return answer;
+    };
+    // Queries change nothing: only actions are recorded.
+    return op.impact === 'info' ? run({}) : this.parts.recorder.change(caller, op.name, node.path.join('/'), body, run);
+  }
+
+  // ---- application deployments ----
+
+  /** What is wrong with a deployment's model (its name, targets, a name already deployed). */
+  private modelProblems(model: Json): ProblemDetail[] {
+    const { name, targets } = model;
+    const problems: ProblemDetail[] = [];
+    const nameIssue = nameProblem(name);
+    if (nameIssue) problems.push({ path: 'name', detail: `The name of the application ${nameIssue}.` });
+    const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(parseReference) : [undefined];
+    if (refs.some((r) => r === undefined)) problems.push({ path: 'targets', detail: 'The targets must be references such as [{"identity": ["servers", "AdminServer"]}].' });
+    if (problems.length === 0 && this.parts.domain.deployments.exists(String(name))) {
+      problems.push({ path: 'name', detail: `An application named '${String(name)}' is already deployed.` });
+    }
+    return problems;
+  }
+
+  /** Deploys an application from a JSON model naming a path on the server, or from an upload. */
+  private async deploy(caller: Caller, owner: BeanNode, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
+    const upload: ReceivedUpload =
+      'upload' in input
+        ? await input.upload((model) => {
+            const problems = this.modelProblems(model);
+            if (problems.length > 0) throw invalid(problems);
+          })
+        : { model: bodyObject(input.body), store: () => ({}) };
+    const { name, sourcePath, targets, planPath, ...properties } = upload.model;
+    const problems = this.modelProblems(upload.model);
+    if (problems.length > 0) throw invalid(problems);
+    const app = String(name);
+    const stored = upload.store(app);
+    const source = stored.archive ?? sourcePath;
+    if (typeof source !== 'string' || source === '') {
+      throw invalid([{ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." }]);
+    }
+    const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
+    const plan = stored.plan ?? planPath;
+    const { identity, task } = await this.parts.domain.deployments.deploy(write.principal.user, write.session, {
+      name: app,
+      sourcePath: source,
+      targets: refs as string[][],
+      planPath: typeof plan === 'string' ? plan : undefined,
+      finalState: 'STATE_ACTIVE',
+      properties,
+    });
+    await this.parts.domain.flush();
+    const location = ctx.urls.href([...owner.root.base, ...identity]);
+    return this.progressAnswer(caller, task, ctx, { status: 201, body: {}, headers: { location } });
+  }
+
+  private async undeploy(caller: Caller, node: BeanNode, ctx: RenderContext, write: WriteContext): Promise<Answer> {
+    const name = node.identity[node.identity.length - 1]!;
+    const task = await this.parts.domain.deployments.undeploy(write.principal.user, write.session, name);
+    await this.parts.domain.flush();
+    return this.progressAnswer(caller, task, ctx, ok({}));
+  }
+
+  /** `done` when there is no progress object or it completed within the caller's wait; else 202 with it. */
+  private async progressAnswer(caller: Caller, task: Task | undefined, ctx: RenderContext, done: Answer): Promise<Answer> {
+    const { operations, trees } = this.parts;
+    if (!task || (await operations.settled(task, caller.prefer, caller.signal))) return done;
+    return { status: 202, body: operations.taskEntity(task, trees.root('domainRuntime', {}), ctx), headers: { location: ctx.urls.href(['domainRuntime', ...task.identity]) } };
+  }
+
+  private partitionExists(name: string): boolean {
+    return this.parts.domain.topology().partitions().some((p) => p.name === name);
+  }
+}
+
+const ok = (body: unknown): Answer => ({ status: 200, body });
+
+/** The body of a change, which must be a JSON object (absent: an empty one). */
+export function bodyObject(body: unknown, what = 'request body'): Json {
+  if (body === undefined) return {};
+  if (body === null) throw badRequest(`The ${what} is null; send a JSON object (at least {}).`);
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest(`The ${what} must be a JSON object.`);
+  return body as Json;
+}
+
+function isManagementTree(segment: string): segment is ManagementTreeName {
+  return (TREE_NAMES as readonly string[]).includes(segment);
+}
+
+/** Whether what a caller means to do fits what the address names. */
+function fits(expect: 'create' | 'update' | 'invoke' | 'search', target: Target): boolean {
+  switch (expect) {
+    case 'create':
+      return target.kind === 'collection' || target.kind === 'absent';
+    case 'update':
+      return target.kind === 'bean';
+    case 'invoke':
+      return target.kind === 'action';
+    case 'search':
+      return target.kind === 'search';
+  }
+}
+
+function describeTarget(target: Target): string {
+  switch (target.kind) {
+    case 'bean':
+      return 'a bean';
+    case 'collection':
+      return 'a collection';
+    case 'absent':
+      return 'a child that does not exist yet';
+    case 'createForm':
+      return 'a create form';
+    case 'action':
+      return 'an action';
+    case 'search':
+      return 'a search';
+  }
+}
+
+/** Whether a domain runtime request shows audit records (their newest page is read first). */
+function readsAudit(segments: readonly string[], body: unknown): boolean {
+  if (segments[0] === 'auditRecords') return true;
+  if (segments[0] !== 'search' || segments.length !== 1 || body === null || typeof body !== 'object') return false;
+  const children = (body as { children?: unknown }).children;
+  return children !== null && typeof children === 'object' && Object.hasOwn(children, 'auditRecords');
+}
+
+/** `?before=<id>`: the audit records older than that one. */
+function beforeParam(query: Record<string, unknown> | undefined): number | undefined {
+  const raw = query?.before;
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`The query parameter 'before' must be the id of an audit record (a positive integer), not ${JSON.stringify(raw).slice(0, 60)}.`, 'before');
+  return n;
+}
+
+export type { Identity };
