@@ -44,7 +44,13 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/(http|cli)/' },
       to: { path: '(^|/)node_modules/(fastify|@fastify/[^/]+)/' },
     },
-    { name: 'http-not-to-store', severity: 'error', comment: 'HTTP reaches the domain through the API, never the store directly.', from: { path: '^src/http/' }, to: { path: '^src/store/' } },
+    {
+      name: 'http-through-api',
+      severity: 'error',
+      comment: 'HTTP adapts the API: it reaches the domain, its services and the store only through it.',
+      from: { path: '^src/http/' },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange') },
+    },
     { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
   ],
   options: {

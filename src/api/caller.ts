@@ -3,6 +3,9 @@
 // that says when it is no longer waiting.
 import type { Principal } from '../security/service.js';
 
+export type { Principal } from '../security/service.js';
+export type { RequestStats } from '../runtime/live.js';
+
 export interface Caller {
   principal: Principal;
   /** The client's address, as the audit trail records it ('' for calls made in-process). */

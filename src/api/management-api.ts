@@ -101,6 +101,11 @@ export class ManagementApi {
     return this.parts.domain.security.authenticate(authorization, address, path);
   }
 
+  /** Refuses (403) a principal with no administrative role: it may not even read. */
+  mayRead(caller: Pick<Caller, 'principal'>): void {
+    authorize(caller.principal, { kind: 'read' });
+  }
+
   // ---- the interface, by what a call does ----
 
   get(caller: Caller, at: Address, view: View): Promise<Answer> {

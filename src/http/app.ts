@@ -4,9 +4,7 @@ import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unaut
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
-import type { RequestStats } from '../runtime/live.js';
-import { authorize } from '../security/authorize.js';
-import type { Principal } from '../security/service.js';
+import type { Principal, RequestStats } from '../api/caller.js';
 import multipart from '@fastify/multipart';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
@@ -184,7 +182,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
         throw badRequest(`The header 'X-Requested-By' is required on ${request.method} requests (any non-empty value, for example 'X-Requested-By: MyClient').`);
       }
     }
-    authorize(principal, { kind: 'read' });
+    deps.api.mayRead({ principal });
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).

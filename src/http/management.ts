@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Address } from '../api/address.js';
 import type { Answer, Caller, View } from '../api/caller.js';
 import type { Admission, ManagementApi } from '../api/management-api.js';
-import { DEFAULT_SESSION } from '../config/session.js';
 import type { Uploads } from './deploy-requests.js';
 import { originOf } from './origin.js';
 import { sendJson } from './send.js';
@@ -47,19 +46,21 @@ export class ManagementRoutes {
 /** The caller of a request: its principal, address, edit session, `Prefer`, and its going away. */
 function callerOf(request: FastifyRequest, reply?: FastifyReply): Caller {
   const prefer = request.headers.prefer;
+  const session = sessionOf(request);
   return {
     principal: request.principal,
     address: clientAddress(request),
-    session: sessionOf(request),
+    ...(session !== undefined ? { session } : {}),
     ...(typeof prefer === 'string' ? { prefer } : {}),
     ...(reply ? { signal: clientGone(reply) } : {}),
   };
 }
 
-function sessionOf(request: FastifyRequest): string {
+/** The edit session the request names (the API's default session when it names none). */
+function sessionOf(request: FastifyRequest): string | undefined {
   const header = request.headers[SESSION_HEADER];
   const value = Array.isArray(header) ? header[0] : header;
-  return value && value.trim() !== '' ? value.trim() : DEFAULT_SESSION;
+  return value && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /**
