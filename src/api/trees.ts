@@ -91,7 +91,7 @@ export class Trees {
         const live = this.derived({ ...this.context(scope), changeManager: () => service.changeManagerValues(session) });
         return {
           name,
-          source: new WithActivations(session, service),
+          source: withActivations(session, service),
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
           editable: true,
@@ -156,7 +156,7 @@ export class Trees {
     };
     return {
       name: 'domainRuntime',
-      source: scope.audit ? new WithAudit(this.domainSource, scope.audit) : this.domainSource,
+      source: scope.audit ? withAudit(this.domainSource, scope.audit) : this.domainSource,
       type: this.catalog.type('appserver.management.runtime.DomainRuntimeMBean'),
       base: ['domainRuntime'],
       mounts: new Map([['serverRuntimes', servers]]),
@@ -232,52 +232,51 @@ export function lifecycleRoot(catalog: Catalog, source: TreeSource): TreeRoot {
   return { name: 'lifecycle', source, type: catalog.type(LIFECYCLE_ROOT), base: [], editable: true, search: false };
 }
 
-const ACTIVATIONS = 'changeManager/activations';
+/** Records kept outside the bean tree (activations, audit records), numbered by id. */
+interface NumberedRecords {
+  /** The records listed in the collection, in order. */
+  listed(): readonly { id: number }[];
+  /** A record by id, listed or not. */
+  byId(id: number): ({ id: number } & Record<string, unknown>) | undefined;
+}
 
-/** The edit tree's view plus the activation records under the change manager. */
-class WithActivations implements TreeSource {
+/** A tree's view plus a collection of numbered records at `collectionKey`, each a bean of `type` named by its id. */
+class WithRecords implements TreeSource {
   constructor(
     private readonly inner: TreeSource,
-    private readonly config: ConfigService,
+    private readonly collectionKey: string,
+    private readonly type: string,
+    private readonly records: NumberedRecords,
   ) {}
 
   bean(key: string): BeanRecord | undefined {
-    if (!key.startsWith(`${ACTIVATIONS}/`)) return this.inner.bean(key);
-    const id = Number(key.slice(ACTIVATIONS.length + 1));
-    const r = this.config.records.find((x) => x.id === id);
+    if (!key.startsWith(`${this.collectionKey}/`)) return this.inner.bean(key);
+    const name = key.slice(this.collectionKey.length + 1);
+    if (!/^[1-9][0-9]{0,15}$/.test(name)) return undefined;
+    const r = this.records.byId(Number(name));
     if (!r) return undefined;
     const { id: _id, ...values } = r;
-    return { type: ACTIVATION, values: { ...values, name: String(r.id) } };
+    return { type: this.type, values: { ...values, name } };
   }
 
   itemNames(collectionKey: string): readonly string[] {
-    if (collectionKey !== ACTIVATIONS) return this.inner.itemNames(collectionKey);
-    return this.config.records.map((r) => String(r.id));
+    if (collectionKey !== this.collectionKey) return this.inner.itemNames(collectionKey);
+    return this.records.listed().map((r) => String(r.id));
   }
 }
 
-const AUDIT = 'auditRecords';
+/** The edit tree's view plus the activation records under the change manager. */
+function withActivations(inner: TreeSource, config: ConfigService): TreeSource {
+  return new WithRecords(inner, 'changeManager/activations', ACTIVATION, {
+    listed: () => config.records,
+    byId: (id) => config.records.find((x) => x.id === id) as ({ id: number } & Record<string, unknown>) | undefined,
+  });
+}
 
 /** The domain runtime tree plus the audit records read for the request. */
-class WithAudit implements TreeSource {
-  constructor(
-    private readonly inner: TreeSource,
-    private readonly audit: AuditView,
-  ) {}
-
-  bean(key: string): BeanRecord | undefined {
-    if (!key.startsWith(`${AUDIT}/`)) return this.inner.bean(key);
-    const name = key.slice(AUDIT.length + 1);
-    if (!/^[1-9][0-9]{0,15}$/.test(name)) return undefined;
-    const id = Number(name);
-    const r = this.audit.page.find((x) => x.id === id) ?? (this.audit.extra?.id === id ? this.audit.extra : undefined);
-    if (!r) return undefined;
-    const { id: _id, ...values } = r;
-    return { type: AUDIT_RECORD, values: { ...values, name } };
-  }
-
-  itemNames(collectionKey: string): readonly string[] {
-    if (collectionKey !== AUDIT) return this.inner.itemNames(collectionKey);
-    return this.audit.page.map((r) => String(r.id));
-  }
+function withAudit(inner: TreeSource, audit: AuditView): TreeSource {
+  return new WithRecords(inner, 'auditRecords', AUDIT_RECORD, {
+    listed: () => audit.page,
+    byId: (id) => (audit.page.find((x) => x.id === id) ?? (audit.extra?.id === id ? audit.extra : undefined)) as ({ id: number } & Record<string, unknown>) | undefined,
+  });
 }
