@@ -1,6 +1,7 @@
 // Users, groups, roles and authentication. Stateless per request: a credential is checked against
 // the stored hash once, then remembered (bounded) until a user or group changes. Failed logins are
 // counted (lockouts), audited, and cost the same whether the user exists or not.
+import { Mutex } from '../core/mutex.js';
 import { createHash } from 'node:crypto';
 import type { Role } from '../catalog/overlay-format.js';
 import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '../store/store.js';
@@ -76,13 +77,24 @@ export class SecurityService {
   /** Called when a failure could not be recorded (the login is refused all the same). */
   onError: (err: unknown) => void = () => {};
 
+  /** This server's writes of users and groups, one at a time, and reloads between them. */
+  private readonly writes = new Mutex();
+
   constructor(
     private readonly store: Store,
     readonly lockouts: Lockouts = new Lockouts(store, Date.now),
     readonly audit: AuditLog = new AuditLog(store, Date.now),
   ) {}
 
-  async load(): Promise<void> {
+  /**
+   * Reads users and groups again (another server changed them). Waits for this server's own writes
+   * in progress, so a reload never replaces what one of them is about to add.
+   */
+  load(): Promise<void> {
+    return this.writes.run(() => this.reload());
+  }
+
+  private async reload(): Promise<void> {
     this.users = new Map((await this.store.users()).map((u) => [u.name, u]));
     this.groups = new Map((await this.store.groups()).map((g) => [g.name, g]));
     await this.lockouts.load();
@@ -255,19 +267,21 @@ export class SecurityService {
     return count;
   }
 
-  private async insertUser(user: StoredUser): Promise<boolean> {
-    try {
-      await this.store.insertUser(user);
-    } catch (err) {
-      if (err instanceof StoreConflict) {
-        await this.load();
-        return false;
+  private insertUser(user: StoredUser): Promise<boolean> {
+    return this.writes.run(async () => {
+      try {
+        await this.store.insertUser(user);
+      } catch (err) {
+        if (err instanceof StoreConflict) {
+          await this.reload();
+          return false;
+        }
+        throw err;
       }
-      throw err;
-    }
-    this.users.set(user.name, user);
-    this.changed();
-    return true;
+      this.users.set(user.name, user);
+      this.changed();
+      return true;
+    });
   }
 
   user(name: string): StoredUser | undefined {
@@ -296,10 +310,12 @@ export class SecurityService {
   }
 
   async removeUser(name: string): Promise<void> {
-    await this.store.deleteUser(name);
-    this.users.delete(name);
-    for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
-    this.changed();
+    await this.writes.run(async () => {
+      await this.store.deleteUser(name);
+      this.users.delete(name);
+      for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
+      this.changed();
+    });
     await this.onUserRemoved(name);
   }
 
@@ -336,58 +352,70 @@ export class SecurityService {
   }
 
   /** Adds a group; false when the name is taken. */
-  async createGroup(name: string, description: string): Promise<boolean> {
+  createGroup(name: string, description: string): Promise<boolean> {
     const group = { name, description, members: [] };
-    try {
-      await this.store.insertGroup(group);
-    } catch (err) {
-      if (err instanceof StoreConflict) {
-        await this.load();
-        return false;
+    return this.writes.run(async () => {
+      try {
+        await this.store.insertGroup(group);
+      } catch (err) {
+        if (err instanceof StoreConflict) {
+          await this.reload();
+          return false;
+        }
+        throw err;
       }
-      throw err;
-    }
-    this.groups.set(name, group);
-    this.changed();
-    return true;
+      this.groups.set(name, group);
+      this.changed();
+      return true;
+    });
   }
 
-  async setGroupDescription(name: string, description: string): Promise<void> {
-    const g = this.groups.get(name);
-    if (!g) throw new Error(`no group ${name}`);
-    await this.store.putGroup({ ...g, description });
-    g.description = description;
-    this.changed();
+  setGroupDescription(name: string, description: string): Promise<void> {
+    return this.writes.run(async () => {
+      const g = this.groups.get(name);
+      if (!g) throw new Error(`no group ${name}`);
+      await this.store.putGroup({ ...g, description });
+      g.description = description;
+      this.changed();
+    });
   }
 
-  async removeGroup(name: string): Promise<void> {
-    await this.store.deleteGroup(name);
-    this.groups.delete(name);
-    for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
-    this.changed();
+  removeGroup(name: string): Promise<void> {
+    return this.writes.run(async () => {
+      await this.store.deleteGroup(name);
+      this.groups.delete(name);
+      for (const g of this.groups.values()) g.members = g.members.filter((m) => m !== name);
+      this.changed();
+    });
   }
 
-  async removeMember(group: string, member: string): Promise<void> {
-    const g = this.groups.get(group);
-    if (!g) throw new Error(`no group ${group}`);
-    await this.store.removeGroupMember(group, member);
-    g.members = g.members.filter((m) => m !== member);
-    this.changed();
+  removeMember(group: string, member: string): Promise<void> {
+    return this.writes.run(async () => {
+      const g = this.groups.get(group);
+      if (!g) throw new Error(`no group ${group}`);
+      await this.store.removeGroupMember(group, member);
+      g.members = g.members.filter((m) => m !== member);
+      this.changed();
+    });
   }
 
-  private async saveUser(user: StoredUser): Promise<void> {
-    await this.store.putUser(user);
-    this.users.set(user.name, user);
-    this.changed();
+  private saveUser(user: StoredUser): Promise<void> {
+    return this.writes.run(async () => {
+      await this.store.putUser(user);
+      this.users.set(user.name, user);
+      this.changed();
+    });
   }
 
-  async addMember(group: string, member: string): Promise<void> {
-    const g = this.groups.get(group);
-    if (!g) throw new Error(`no group ${group}`);
-    if (g.members.includes(member)) return;
-    await this.store.addGroupMember(group, member);
-    g.members = [...g.members, member];
-    this.changed();
+  addMember(group: string, member: string): Promise<void> {
+    return this.writes.run(async () => {
+      const g = this.groups.get(group);
+      if (!g) throw new Error(`no group ${group}`);
+      if (g.members.includes(member)) return;
+      await this.store.addGroupMember(group, member);
+      g.members = [...g.members, member];
+      this.changed();
+    });
   }
 
 
