@@ -13,7 +13,9 @@ import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
 import { type DerivedContext, type ProcessFigures, derivedValues } from '../behaviour/derived-values.js';
+import { ConfigIndex } from '../behaviour/config-view.js';
 import { isPartitionCollection } from '../behaviour/partition-scope.js';
+import { withDynamicServers } from '../config/dynamic-servers.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { type RequestStats, processFigures } from '../runtime/live.js';
 import { WithConnections } from '../runtime/pools.js';
@@ -45,6 +47,7 @@ export class Trees {
   /** The domain runtime tree with its tasks. */
   private readonly domainSource: TreeSource;
   private readonly versionLists: Record<Api, TreeRoot>;
+  private activatedView?: { config: TreeSource; version: number; source: TreeSource; index: ConfigIndex };
 
   constructor(
     private readonly catalog: Catalog,
@@ -88,7 +91,8 @@ export class Trees {
       case 'edit': {
         const service = this.domain.configService;
         const session = service.session(scope.session ?? DEFAULT_SESSION);
-        const live = this.derived({ ...this.context(scope), changeManager: () => service.changeManagerValues(session) });
+        // The edit tree derives its values from the session's view, pending changes included.
+        const live = this.derived({ ...this.context(scope, session), changeManager: () => service.changeManagerValues(session) });
         return {
           name,
           source: withActivations(session, service),
@@ -100,15 +104,19 @@ export class Trees {
         };
       }
       case 'serverConfig':
-      case 'domainConfig':
+      case 'domainConfig': {
+        // The activated configuration with the dynamic clusters' servers.
+        const { source } = this.activated();
         return {
           name,
-          source: this.domain.config,
+          source,
           type: this.catalog.type('appserver.management.configuration.DomainMBean'),
           base: [name],
           editable: false,
+          live: this.derived(this.context(scope)),
           ...(filter ? { filter } : {}),
         };
+      }
       case 'domainRuntime':
         return this.domainRuntime(scope, filter);
       case 'serverRuntime':
@@ -116,8 +124,25 @@ export class Trees {
     }
   }
 
-  /** What derived values are read from, for a request of this scope. */
-  private context(scope: Scope): DerivedContext {
+  /**
+   * The activated configuration with its dynamic servers, and what is computed from it once (the
+   * servers of each cluster...): kept until the configuration changes.
+   */
+  private activated(): { source: TreeSource; index: ConfigIndex } {
+    const config = this.domain.config;
+    const version = this.domain.configService.version;
+    const held = this.activatedView;
+    if (held && held.config === config && held.version === version) return held;
+    const source = withDynamicServers(config);
+    this.activatedView = { config, version, source, index: new ConfigIndex(source) };
+    return this.activatedView;
+  }
+
+  /**
+   * What derived values are read from, for a request of this scope; the configuration is the one
+   * its tree shows (`view`: the edit session's view, else the activated configuration).
+   */
+  private context(scope: Scope, view?: TreeSource): DerivedContext {
     const config = this.domain.configService;
     const lockouts = this.domain.security.lockouts;
     return {
@@ -130,6 +155,7 @@ export class Trees {
         return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
       },
       ...(scope.partition ? { partition: scope.partition } : {}),
+      config: view ? new ConfigIndex(view) : this.activated().index,
     };
   }
 

@@ -4,11 +4,12 @@
 import { badRequest, invalid } from '../core/problems.js';
 import { itemKey } from '../core/identity.js';
 import type { TypeDef } from '../catalog/model.js';
+import type { BeanLookup } from './config-view.js';
 import { BehaviourKind, type BehaviourRegistry } from './registry.js';
 
-/** The configuration as an edit session sees it, bean by key. */
-export interface ConfigView {
-  bean(key: string): { values: Record<string, unknown> } | undefined;
+/** The configuration as an edit session sees it: beans by key, and the items of a collection. */
+export interface ConfigView extends BeanLookup {
+  itemNames?(collectionKey: string): readonly string[];
 }
 
 export interface ConfigRule {
@@ -39,6 +40,11 @@ export function registerConfigRules(registry: BehaviourRegistry): void {
       }
     },
   });
+}
+
+/** Registers a rule of the configuration on a type (and its subtypes). */
+export function configRule(registry: BehaviourRegistry, type: string, rule: ConfigRule): void {
+  registry.register(RULES, type, rule);
 }
 
 /** Checks an update of a `type` bean against the rules of its type and its ancestors. */

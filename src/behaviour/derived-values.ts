@@ -4,6 +4,9 @@
 // context given at call time, so this module stays below them.
 import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
 import { type BeanView, itemName } from './bean.js';
+import { type ConfigIndex, refOf } from './config-view.js';
+import { derivedDefaults } from './derived-defaults.js';
+import { derivedReferences, membersOf } from './derived-references.js';
 import { BehaviourKind, type BehaviourRegistry } from './registry.js';
 
 /** A partition's state as the wire shows it. */
@@ -49,6 +52,12 @@ export interface DerivedContext {
   changeManager?: () => Record<string, unknown>;
   /** The request's partition scope. */
   partition?: string;
+  /**
+   * The configuration as the request's tree sees it (the edit session's view in `edit`, the
+   * activated configuration with its dynamic servers elsewhere): derived references and defaults
+   * of configuration beans, and cluster memberships, are computed from it.
+   */
+  config?: ConfigIndex;
 }
 
 type Derive = (bean: BeanView, ctx: DerivedContext) => Record<string, unknown> | undefined;
@@ -56,6 +65,9 @@ type Derive = (bean: BeanView, ctx: DerivedContext) => Record<string, unknown> |
 const DERIVED = new BehaviourKind<Derive>('derived values');
 
 const R = 'appserver.management.runtime.';
+
+/** States in which a server counts among its cluster's alive members. */
+const ALIVE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'FORCE_SUSPENDING', 'RESUMING']);
 
 /** Whether the bean is in the administration server's runtime tree. */
 const onAdminServer = (bean: BeanView, ctx: DerivedContext) => bean.scope.server !== undefined && bean.scope.server === ctx.adminServer;
@@ -117,11 +129,38 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
     return bean.scope.server === undefined || jmsServer === undefined ? undefined : ctx.runtime.jmsFigures(jmsServer, itemName(bean));
   });
   derive(`${R}UserLockoutManagerRuntimeMBean`, (bean, ctx) => (bean.scope.server === undefined ? undefined : ctx.lockouts()));
+  // A clustered server's cluster runtime: the cluster and its members alive now.
+  derive(`${R}ClusterRuntimeMBean`, (bean, ctx) => {
+    const server = bean.scope.server;
+    const config = ctx.config;
+    if (server === undefined || !config || bean.key !== 'clusterRuntime') return undefined;
+    const cluster = refOf(config.bean(['servers', server])?.values.cluster);
+    if (cluster?.length !== 2) return undefined;
+    const alive = membersOf(config, cluster[1]!)
+      .map((m) => m[1]!)
+      .filter((m) => ALIVE.has(ctx.runtime.serverState(m)));
+    return { name: cluster[1], serverNames: alive, aliveServerCount: alive.length };
+  });
   derive(`${R}JVMRuntimeMBean`, (bean, ctx) => (onAdminServer(bean, ctx) ? ctx.process.jvm() : undefined));
   derive(`${R}ThreadPoolRuntimeMBean`, (bean, ctx) => (onAdminServer(bean, ctx) ? ctx.process.threadPool() : undefined));
 }
 
 /** The bean's derived values (undefined when its type has none, or none here). */
 export function derivedValues(registry: BehaviourRegistry, bean: BeanView, ctx: DerivedContext): Record<string, unknown> | undefined {
-  return registry.find(DERIVED, bean.type)?.(bean, ctx);
+  const own = registry.find(DERIVED, bean.type)?.(bean, ctx);
+  const config = ctx.config;
+  if (!config) return own;
+  const computed = configurationValues(registry, bean, config);
+  return computed && own ? { ...computed, ...own } : (computed ?? own);
+}
+
+/**
+ * What a configuration bean shows beyond its stored values, computed from the configuration:
+ * its derived defaults, then its derived references (undefined for other beans, or none).
+ */
+export function configurationValues(registry: BehaviourRegistry, bean: BeanView, config: ConfigIndex): Record<string, unknown> | undefined {
+  if (bean.type.kind === 'runtime' || bean.type.kind === 'rest') return undefined;
+  const defaults = derivedDefaults(registry, bean, config);
+  const references = derivedReferences(registry, bean, config);
+  return defaults && references ? { ...defaults, ...references } : (defaults ?? references);
 }

@@ -2,7 +2,10 @@
 import { registerConfigRules } from './config-rules.js';
 import { registerCreateOnly } from './create-only.js';
 import { registerDeployables } from './deployables.js';
+import { registerDerivedDefaults } from './derived-defaults.js';
+import { registerDerivedReferences } from './derived-references.js';
 import { registerDerivedValues } from './derived-values.js';
+import { registerDynamicServers } from './dynamic-servers.js';
 import { registerPartitionScope } from './partition-scope.js';
 import { BehaviourRegistry, type TypeLookup } from './registry.js';
 import { registerRuntimeEffects } from './runtime-effects.js';
@@ -17,6 +20,9 @@ export function standardBehaviours(types: TypeLookup): BehaviourRegistry {
   registerConfigRules(registry);
   registerRuntimeEffects(registry);
   registerDerivedValues(registry);
+  registerDerivedReferences(registry);
+  registerDerivedDefaults(registry);
+  registerDynamicServers(registry);
   registerStateMachines(registry);
   return registry;
 }

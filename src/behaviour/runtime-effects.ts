@@ -41,8 +41,9 @@ export function registerRuntimeEffects(registry: BehaviourRegistry): void {
     if (changes(c, CLUSTER_PROP)) return 'all';
     return changes(c, SERVER_PROPS) ? { server: name } : 'none';
   });
-  // These move servers, targets or deployments: the whole runtime follows.
-  for (const t of ['ClusterMBean', 'MachineMBean', 'VirtualTargetMBean', 'MigratableTargetMBean', 'PartitionMBean', 'ResourceGroupMBean', 'AppDeploymentMBean', 'JMSServerMBean', 'FileStoreMBean']) {
+  // These move servers, targets or deployments (a template makes a dynamic cluster's servers): the
+  // whole runtime follows.
+  for (const t of ['ClusterMBean', 'ServerTemplateMBean', 'MachineMBean', 'VirtualTargetMBean', 'MigratableTargetMBean', 'PartitionMBean', 'ResourceGroupMBean', 'AppDeploymentMBean', 'JMSServerMBean', 'FileStoreMBean']) {
     registry.register(EFFECT, `${C}${t}`, () => 'all');
   }
   // A data source: its own bean matters (its targets), its descriptor does not.

@@ -7,6 +7,8 @@ import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, typ
 import { type BeanRecord, type BeanTree } from '../tree/records.js';
 import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, ownerKey, upKey } from '../core/identity.js';
 import { checkDelete, checkUpdate } from '../behaviour/config-rules.js';
+import { ConfigIndex } from '../behaviour/config-view.js';
+import { configurationValues } from '../behaviour/derived-values.js';
 import { deployable } from '../behaviour/deployables.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 import type { BeanNode } from '../tree/resolve.js';
@@ -617,7 +619,10 @@ export class ConfigService {
     // Rules spanning beans first (the domain must name an administration server it has).
     checkUpdate(this.behaviours, type, s, node.key, body);
     const current = s.bean(node.key);
-    const values = validateWrite(this.writeContext(s), type, body, { ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
+    // What a GET shows of the bean beyond its stored values (derived references...) may be echoed back.
+    const echoes = Object.keys(body).some((k) => type.prop.get(k)?.writable === false);
+    const shown = echoes ? configurationValues(this.behaviours, { type, key: node.key, identity: node.identity, scope: {}, ...(current ? { record: current } : {}) }, new ConfigIndex(s)) : undefined;
+    const values = validateWrite(this.writeContext(s), type, body, { ...shown, ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
     if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
     s.recordUpdate(node.key, type.name, values.set, values.unset);
   }

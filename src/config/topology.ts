@@ -1,7 +1,9 @@
-// Questions the runtime asks of the configuration: which servers exist, which servers a target
-// stands for, what a partition, resource group or application is targeted to.
+// Questions the runtime asks of the configuration: which servers exist (the configured ones and
+// the dynamic clusters' servers), which servers a target stands for, what a partition, resource
+// group or application is targeted to.
 import { type BeanRecord, type TreeSource } from '../tree/records.js';
 import { childKey, itemKey, keyOfIdentity } from '../core/identity.js';
+import { type WithDynamicServers, withDynamicServers } from './dynamic-servers.js';
 
 export type Identity = readonly string[];
 
@@ -17,7 +19,32 @@ export class Topology {
   private serverList?: NamedBean[];
   private members?: Map<string, string[]>;
 
-  constructor(private readonly config: TreeSource) {}
+  private readonly config: WithDynamicServers;
+
+  /** `retained`: dynamic servers a shrunk cluster dropped that are still listed while they stop. */
+  constructor(config: TreeSource, retained: readonly string[] = []) {
+    this.config = withDynamicServers(config, retained);
+  }
+
+  /** The configuration with its dynamic servers. */
+  get source(): TreeSource {
+    return this.config;
+  }
+
+  /** The same configuration, keeping exactly the dropped dynamic servers named. */
+  retaining(names: readonly string[]): Topology {
+    return new Topology(this.config.inner, names);
+  }
+
+  /** Dropped dynamic servers listed while they stop. */
+  get retained(): readonly string[] {
+    return this.config.retained;
+  }
+
+  /** Whether `name` is, or would be in a cluster grown large enough, a dynamic server. */
+  couldBeDynamic(name: string): boolean {
+    return this.config.couldBeDynamic(name);
+  }
 
   get root(): BeanRecord | undefined {
     return this.config.bean('');

@@ -1,5 +1,4 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
-import { LONE_SURROGATE } from '../core/text.js';
 import { type ProblemDetail, invalid } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
@@ -27,22 +26,9 @@ export interface WriteContext {
 /** Keys a client may echo back from a GET body; they carry no change. */
 const IGNORED = new Set(['links', 'identity']);
 
-/** Characters a bean name may not hold: they would break URLs, identities or object names. */
-const BAD_NAME = /[/\\,=:*?"<>|%\u0000-\u001f\u007f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/u;
+import { nameProblem } from '../core/text.js';
 
-
-/** Why a name cannot name a bean, or undefined when it can. */
-export function nameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string') return `must be a string, not ${JSON.stringify(name)}`;
-  if (name.length === 0) return 'must not be empty';
-  if (name.trim() !== name) return `must not begin or end with white space: ${JSON.stringify(name)}`;
-  if (name === '.' || name === '..') return `may not be '${name}'`;
-  if (name.length > 256) return 'must be at most 256 characters long';
-  if (LONE_SURROGATE.test(name)) return 'is not valid Unicode (it holds a lone surrogate)';
-  const bad = BAD_NAME.exec(name);
-  if (bad) return `contains the character ${JSON.stringify(bad[0])}, which names may not hold`;
-  return undefined;
-}
+export { nameProblem };
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

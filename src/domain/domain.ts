@@ -2,6 +2,7 @@
 // Lifecycle Manager, security, persistence of the runtime, coordination with servers sharing the
 // store), and the wiring between them. `openDomain` (bootstrap.ts) builds it.
 import type { BehaviourRegistry } from '../behaviour/registry.js';
+import { SERVER_LIFECYCLE } from '../behaviour/state-machines.js';
 import type { Catalog } from '../catalog/load.js';
 import type { ActivationResult, ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
@@ -83,6 +84,7 @@ export class Domain implements DomainParts {
       runtime.applyActivation(result.changes, topology);
       // The server that activated stores what its activation did to the runtime.
       if (result.remote) return;
+      this.retireDynamicServers();
       persistence.saveState();
       await persistence.flush();
     });
@@ -107,6 +109,24 @@ export class Domain implements DomainParts {
         outcome: 'success',
         detail: `${e.event === 'lapsed' ? 'The edit lock' : 'The edit lock of the removed user'} '${e.holder}' on the edit session '${e.session}' ${e.event === 'lapsed' ? 'lapsed' : 'was released'}; ${e.dropped} unactivated change${e.dropped === 1 ? '' : 's'} dropped.`,
       });
+  }
+
+  /**
+   * Shuts down the running servers that shrunk dynamic clusters dropped, each by a lifecycle task
+   * of its own (they leave the runtime once stopped).
+   */
+  private retireDynamicServers(): void {
+    for (const name of this.runtime.retiringServers()) {
+      const state = this.runtime.serverState(name);
+      if (state === 'SHUTTING_DOWN' || state === 'FORCE_SHUTTING_DOWN') continue;
+      const op = SERVER_LIFECYCLE.transitions.get('shutdown')!.from.includes(state) ? 'shutdown' : 'forceShutdown';
+      try {
+        this.lifecycles.server(name, op);
+        this.log.info({ server: name, state }, `server ${name} left its dynamic cluster: ${op} started`);
+      } catch (err) {
+        this.log.warn({ server: name, state, err }, `server ${name} left its dynamic cluster but could not be shut down`);
+      }
+    }
   }
 
   /** The activated configuration. */

@@ -38,9 +38,13 @@ export class Renderer {
     for (const p of chosen) {
       if (!ctx.shape.fields && !wantsField(ctx.shape, p.name)) continue;
       if (asItem && p.detail) continue;
-      // A live value explicitly undefined means the property is absent in this state.
-      if (live && p.name in live && live[p.name] === undefined) continue;
-      out[p.name] = fieldValue(p, node, live, ctx.productionMode);
+      if (live !== undefined && p.name in live) {
+        // A live value explicitly undefined means the property is absent in this state.
+        const value = live[p.name];
+        if (value !== undefined) out[p.name] = p.encrypted ? null : toWire(p, value);
+        continue;
+      }
+      out[p.name] = fieldValue(p, node, undefined, ctx.productionMode);
     }
     return out;
   }

@@ -42,6 +42,9 @@ const OK_HEALTH = (subsystemName: string | null) => ({ state: 'ok', subsystemNam
 /** States in which a server answers requests and has a runtime tree. */
 export const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'FORCE_SUSPENDING', 'SHUTTING_DOWN', 'FORCE_SHUTTING_DOWN']);
 
+/** States of a server that does not run (nor is on its way up or down). */
+const STOPPED: ReadonlySet<string> = new Set(['SHUTDOWN', 'FAILED']);
+
 /** Module type of an application, from its configuration or the extension of its source. */
 export function moduleTypeOf(app: NamedBean): string {
   const declared = app.values.moduleType;
@@ -131,6 +134,7 @@ export class RuntimeEngine implements RuntimeFigures {
       const hosted = new Set(this.messaging.jmsServersOn(this.topology, name).map((j) => j.name));
       this.messaging.forget((jmsServer) => hosted.has(jmsServer));
     }
+    if (STOPPED.has(next) && this.topology.retained.includes(name)) this.dropRetired(name);
     this.onStateChange();
   }
 
@@ -298,7 +302,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   /** Rebuilds every runtime tree from the configuration and the durable state. */
   rebuild(topology: Topology): void {
-    this.topology = topology;
+    this.topology = this.followDynamicServers(topology);
     // States of beans the configuration does not (yet) show are kept: another server sharing the
     // store may have written them ahead of the activation that makes those beans.
     for (const s of topology.servers()) if (!this.state.servers.has(s.name)) this.state.servers.set(s.name, 'SHUTDOWN');
@@ -336,8 +340,33 @@ export class RuntimeEngine implements RuntimeFigures {
       if (effect === 'all') return this.rebuild(topology);
       if (effect !== 'none') servers.add(effect.server);
     }
-    this.topology = topology;
+    this.topology = this.followDynamicServers(topology);
     for (const name of servers) this.refreshServer(name);
+  }
+
+  /**
+   * Dynamic servers a shrunk cluster dropped: one still running stays listed until it has stopped;
+   * the state of the others goes with them.
+   */
+  private followDynamicServers(next: Topology): Topology {
+    const base = next.retaining([]);
+    const listed = new Set(base.servers().map((s) => s.name));
+    const keep = [...this.state.servers].filter(([name, state]) => !STOPPED.has(state) && !listed.has(name) && base.couldBeDynamic(name)).map(([name]) => name);
+    for (const s of this.topology.servers()) {
+      if (s.values.dynamicallyCreated === true && !listed.has(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
+    }
+    return keep.length > 0 ? base.retaining(keep) : base;
+  }
+
+  /** Dropped dynamic servers that are still running (they are to be shut down). */
+  retiringServers(): string[] {
+    return [...this.topology.retained];
+  }
+
+  /** A dropped dynamic server has stopped: it leaves the runtime. */
+  private dropRetired(name: string): void {
+    this.topology = this.topology.retaining(this.topology.retained.filter((n) => n !== name));
+    this.refreshServer(name);
   }
 
   /** Rewrites the edit session configurations of the domain and of every partition. */
