@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { ASYNC, startRuntimeServer } from '../support/runtime-server.js';
 import { adminAuth, call, startTestServer, type TestServer } from '../support/server.js';
 
 let srv: TestServer;
@@ -121,4 +122,23 @@ test('item 10: properties the product\'s REST layer never shows (JMX composite d
   for (const name of ['healthStateJMX', 'overallHealthStateJMX']) assert.ok(!(name in r.json), `${name} is shown`);
   const search = await call(`${srv.latest}/serverRuntime/search`, { method: 'POST', headers: write, body: { fields: ['healthStateJMX', 'name'], links: [] } });
   assert.deepEqual(search.json, { name: 'AdminServer' });
+});
+
+test('item 09: tasks are numbered per server: _0_, _1_, _2_ ...', async () => {
+  const rt = await startRuntimeServer();
+  try {
+    const names: string[] = [];
+    for (const op of ['start', 'forceShutdown', 'start']) {
+      const r = await rt.admin.post(`domainRuntime/serverLifeCycleRuntimes/ms2/${op}`, {}, ASYNC);
+      assert.equal(r.status, 202, `ms2 ${op}: ${r.status} ${r.text.slice(0, 200)}`);
+      names.push(String(r.json.name));
+      rt.advance(120_000);
+    }
+    assert.deepEqual(names, ['_0_start', '_1_forceShutdown', '_2_start']);
+    // Another server counts its own tasks from 0.
+    const r = await rt.admin.post('domainRuntime/serverLifeCycleRuntimes/ms1/start', {}, ASYNC);
+    assert.equal(r.json.name, '_0_start');
+  } finally {
+    await rt.stop(true);
+  }
 });
