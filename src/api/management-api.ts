@@ -265,10 +265,9 @@ export class ManagementApi {
       return { root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape };
     }
     const scope = { ...(at.partition !== undefined ? { partition: at.partition } : {}), session: caller.session ?? DEFAULT_SESSION };
-    if (!full) return { root: trees.root(tree, scope), segments, version, urls, shape };
     const admin = caller.principal.roles.has('Admin');
     // Edit locks whose time ran out are released before anyone sees them.
-    await domain.configService.expireLapsed();
+    if (full) await domain.configService.expireLapsed();
     const audit =
       tree === 'domainRuntime' && admin && readsAudit(segments, body)
         ? await domain.security.audit.view({ before: beforeParam(view?.query), id: segments[1] !== undefined ? Number(segments[1]) : undefined })

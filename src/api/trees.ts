@@ -240,7 +240,7 @@ export interface Caller {
 
 /**
  * A version of the management interface: links to its trees, and `currentUser`. Every spelling of
- * a version in URLs shows the version's own name (`latest` shows 12.2.1.1.0).
+ * a version in URLs shows the version's own name (`latest` shows 12.2.1.3.0).
  */
 export function versionRoot(catalog: Catalog, version: ApiVersion, caller: Caller): TreeRoot {
   const current = version === 'current';

@@ -214,7 +214,8 @@ function toPropDef(p: CatalogProperty): PropDef {
     derivedDefault: p.dd === 1,
     encrypted: p.enc === 1,
     restartNeeded: p.rs === 1,
-    internal: p.ri === 1,
+    // JMX composite data has no JSON form: the product's REST layer never shows such properties.
+    internal: p.ri === 1 || p.t.startsWith('javax.management.'),
   };
   if ('dp' in p) def.productionDefault = p.dp;
   if (p.lv) def.legalValues = p.lv;

@@ -3,7 +3,7 @@
 import type { LinkStyle } from './format.js';
 import type { OverlayOperation, Role } from './overlay-format.js';
 
-/** The two URL generations of the management trees. `current` is 12.2.1.1.0 (alias `latest`);
+/** The two URL generations of the management trees. `current` is 12.2.1.3.0 (alias `latest`);
  *  `legacy` is the deprecated 12.2.1.0, which still shows what later versions deprecated. */
 export type ApiVersion = 'current' | 'legacy';
 

@@ -3,7 +3,7 @@
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ManagementApi } from '../api/management-api.js';
+import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Principal, RequestStats } from '../api/caller.js';
 import multipart from '@fastify/multipart';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
@@ -19,6 +19,8 @@ import { sendJson, sendProblem, serialize } from './send.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** The write was judged before its body (see admitWrite). */
+    admitted: boolean;
   }
 }
 
@@ -143,8 +145,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 
-  // Bodies, by content type: JSON (strict, or relaxed when small), plain text holding JSON or
-  // `key=value` pairs, and forms. Each is read whole (up to the body limit), then parsed in linear time.
+  // Bodies, by content type: JSON (strict, or relaxed when small), and plain text holding JSON or
+  // `key=value` pairs. Each is read whole (up to the body limit), then parsed in linear time.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   const byKind = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
     try {
@@ -155,9 +157,9 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   };
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, byKind);
   app.addContentTypeParser(/^application\/.*\+json$/, { parseAs: 'string' }, byKind);
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, byKind);
 
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('admitted', false);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -176,23 +178,41 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
     const principal = (request.principal = auth.principal);
-    if (WRITE_METHODS.has(request.method)) {
-      const csrf = request.headers['x-requested-by'];
-      if (typeof csrf !== 'string' || csrf.trim() === '') {
-        throw badRequest(`The header 'X-Requested-By' is required on ${request.method} requests (any non-empty value, for example 'X-Requested-By: MyClient').`);
+    deps.api.mayRead({ principal });
+  });
+
+  /**
+   * Judges a write before its body is read, in the product's order: the path (404), the method
+   * (405), the caller's right (403), the media type (415), then the `X-Requested-By` header (400).
+   */
+  const admitWrite = async (request: FastifyRequest): Promise<Admission> => {
+    const accepts = await management.admit(request, parseRequestPath(request.raw.url ?? '/'));
+    if (declaresBody(request.headers)) {
+      const type = request.headers['content-type'] ?? '';
+      if (isMultipart(request.headers)) {
+        if (!accepts.upload) throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
+      } else if (bodyKindOf(type) === undefined) {
+        throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json (or text/plain holding JSON).`);
       }
     }
-    deps.api.mayRead({ principal });
+    const csrf = request.headers['x-requested-by'];
+    if (typeof csrf !== 'string' || csrf.trim() === '') {
+      throw badRequest(`The header 'X-Requested-By' is required on ${request.method} requests (any non-empty value, for example 'X-Requested-By: MyClient').`);
+    }
+    request.admitted = true;
+    return accepts;
+  };
+
+  // A write without a body is judged before it is handled.
+  app.addHook('preHandler', async (request) => {
+    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url)) return;
+    await admitWrite(request);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
-    const path = parseRequestPath(request.raw.url ?? '/');
-    const accepts = await management.admit(request, path);
-    if (isMultipart(request.headers) && !accepts.upload) {
-      throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
-    }
+    const accepts = await admitWrite(request);
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
     if (limit === undefined) return payload;

@@ -1,14 +1,14 @@
 // Request bodies, read by content type in linear time. JSON bodies are strict JSON, or (when small)
-// the relaxed dialect real scripts send (unquoted keys, single quotes, trailing commas); text bodies
-// may also be `key=value&...` pairs. A body is refused with a 400 saying where it broke, when it
-// repeats a key in one object, or when it nests deeper than configuration ever does.
+// the relaxed dialect real scripts send (unquoted keys, single quotes, trailing commas, `=` or `=>`
+// between a key and its value, as the product's reader takes them); text bodies may also be
+// `key=value&...` pairs. A body is refused with a 400 saying where it broke, when it repeats a key in
+// one object, or when it nests deeper than configuration ever does. Forms are not read (415), as the
+// product answers them.
 import { badRequest } from '../core/problems.js';
 import JSON5 from 'json5';
 
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-
 
 /**
  * Largest body the relaxed dialect is tried on, in bytes. Its reader costs about a hundred times
@@ -19,16 +19,44 @@ export const MAX_RELAXED_BYTES = 64 * 1024;
 /** Deepest nesting of arrays and objects a body may have: more is never configuration. */
 export const MAX_DEPTH = 64;
 
-/** How a body is read: JSON (strict, then relaxed when small), text (JSON, then `key=value` pairs), or a form. */
-export type BodyKind = 'json' | 'text' | 'form';
+/** How a body is read: JSON (strict, then relaxed when small), or text (JSON, then `key=value` pairs). */
+export type BodyKind = 'json' | 'text';
 
 /** The kind of body a media type carries, or undefined when the server reads no such body. */
 export function bodyKindOf(mediaType: string): BodyKind | undefined {
   const type = mediaType.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))) return 'json';
   if (type === 'text/plain') return 'text';
-  if (type === 'application/x-www-form-urlencoded') return 'form';
   return undefined;
+}
+
+/**
+ * The relaxed text with `=>` and `=` between keys and values turned into `:` (strings and comments
+ * left alone), so JSON5 reads `{target='cluster1'}` as the product's reader does. Outside strings an
+ * `=` is never valid JSON5, so nothing that was valid changes. `=>` becomes `: ` to keep columns.
+ */
+export function equalsAsColons(text: string): string {
+  let out = '';
+  let from = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      // Skip the string, escapes included.
+      for (i++; i < n && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < n && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 1;
+    } else if (c === '=') {
+      const arrow = text[i + 1] === '>';
+      out += `${text.slice(from, i)}${arrow ? ': ' : ':'}`;
+      if (arrow) i++;
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** Refuses values nested deeper than MAX_DEPTH (walked without recursion). */
@@ -58,7 +86,6 @@ function checkDepth(value: unknown, what: string): unknown {
 
 /** Parses a body text into a JSON value; an empty body is `{}`. Text bodies may also be `key=value` pairs. */
 export function parseLenient(text: string, what = 'request body', kind: BodyKind = 'text'): unknown {
-  if (kind === 'form') return pairs(text, what);
   if (text.trim() === '') return {};
   let value: unknown;
   let relaxed = false;
@@ -70,8 +97,10 @@ export function parseLenient(text: string, what = 'request body', kind: BodyKind
       throw badRequest(`The ${what} is not valid JSON${strictWhere(strictError as Error, text)} (relaxed JSON is read only in bodies up to ${MAX_RELAXED_BYTES / 1024} KiB).`);
     }
     try {
-      value = JSON5.parse(text);
+      const colons = equalsAsColons(text);
+      value = JSON5.parse(colons);
       relaxed = true;
+      text = colons;
     } catch (err) {
       if (kind === 'text' && isPairs(text)) return pairs(text, what);
       const e = err as { lineNumber?: number; columnNumber?: number; message?: string };

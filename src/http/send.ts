@@ -10,10 +10,12 @@ export const serialize = printJson;
 export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
   reply.code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+  // `application/json` as the product sends it, without a charset (Fastify adds one to text it is
+  // given; bytes it leaves alone).
   reply.header('content-type', 'application/json');
   // The product says that its answers vary with the encoding asked for.
   reply.header('vary', 'Accept-Encoding');
-  return reply.send(serialize(body));
+  return reply.send(Buffer.from(serialize(body), 'utf8'));
 }
 
 /** A problem as its HTTP answer: status, headers and the JSON envelope. */

@@ -309,13 +309,9 @@ export class LifecycleService {
         this.data.runtimes.push(rt);
         return rt;
       });
-    if (rt.type !== 'wls') return register();
-    return this.locks.run([runtimeLock(name)], async () => {
-      this.checkNewRuntime(rt);
-      // A remote domain must answer before it is registered.
-      await this.remote.partitions(rt);
-      return register();
-    });
+    // A remote domain is registered as the product does it: without calling it. It is contacted
+    // when it is used, and what is wrong with it (a wrong password, nothing there) is said then.
+    return register();
   }
 
   updateRuntime(name: string, body: Record<string, unknown>): Promise<void> {

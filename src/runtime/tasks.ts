@@ -47,8 +47,9 @@ export class TaskEngine implements TreeSource {
 
   /** Creates a running task. `fields` are the type's own fields (operation, serverName, description...). */
   create(owner: { key: string; identity: readonly string[] }, type: string, operation: string, fields: Record<string, unknown>, parent?: Task): Task {
-    const name = `_${this.seq++}_${operation}`;
     const collection = parent ? childKey(parent.key, 'subTasks') : childKey(owner.key, 'tasks');
+    // Numbered per owner, as the product numbers them: `_0_start`, `_1_shutdown`, ...
+    const name = `_${this.nextNumber(collection)}_${operation}`;
     const identity = parent ? [...parent.identity, 'subTasks', name] : [...owner.identity, 'tasks', name];
     const task = this.make(owner.key, collection, identity, name, type, { operation, ...fields }, 'task');
     if (parent) parent.subTasks.push(task);
@@ -180,6 +181,23 @@ export class TaskEngine implements TreeSource {
     if (orphans.length > 0) this.onSave(orphans);
   }
 
+  /** Tasks numbered in a collection so far (the next one's number), kept as tasks are purged. */
+  private readonly numbers = new Map<string, number>();
+
+  /**
+   * The next task number of a collection: one past the highest it has ever had here (tasks purged
+   * since count too, so a name is never used twice), or seen in the store.
+   */
+  private nextNumber(collection: string): number {
+    let next = this.numbers.get(collection) ?? 0;
+    for (const t of this.collections.get(collection) ?? []) {
+      const n = taskNumber(t.name);
+      if (n !== undefined && n >= next) next = n + 1;
+    }
+    this.numbers.set(collection, next + 1);
+    return next;
+  }
+
   /** Starts numbering tasks from `seq` (servers sharing a store number from distinct bases). */
   numberFrom(seq: number): void {
     this.seq = Math.max(this.seq, seq);
@@ -287,4 +305,10 @@ export class WithTasks implements TreeSource {
   itemNames(collectionKey: string): readonly string[] {
     return this.tasks.owns(collectionKey) ? this.tasks.itemNames(this.prefix + collectionKey) : this.inner().itemNames(collectionKey);
   }
+}
+
+/** The number in a task's name (`_12_start` is 12). */
+function taskNumber(name: string): number | undefined {
+  const m = /^_(\d+)_/.exec(name);
+  return m ? Number(m[1]) : undefined;
 }

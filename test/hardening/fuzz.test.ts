@@ -391,7 +391,7 @@ function lcmPath(spec: Spec): { segs: string[]; target: Target } {
 }
 
 const MGMT_VERSIONS = ['12.2.1.0', '12.2.1.1.0', '12.2.1.4.0', '12.2.1.0.0', '12.2.1.1', 'v9', '', '%00', '..'];
-const LCM_VERSIONS = ['12.2.1.0', '12.2.1.0.0', '12.2.1.1.0', 'v9', '', '%zz'];
+const LCM_VERSIONS = ['12.2.1.0', '12.2.1.0.0', '12.2.1.3.0', '12.2.1.9.0', 'v9', '', '%zz'];
 const PREFIXES: string[][] = [['partition1'], ['partitions', 'partition1'], ['partitions', 'partition2'], ['nope'], ['partitions', 'nope'], ['a', 'b', 'c'], ['partitions'], ['%2e%2e']];
 const OTHER_PATHS = ['/', '/management', '/management/', '/management/foo', '/favicon.ico', '/%zz', '/..%2F..%2Fetc%2Fpasswd', '/management/appserver/latest/../../lifecycle', '/console', '/management/lifecycle', '//management//appserver//latest', '/management/appserver/latest/edit/servers/ms1/../ms2', '/management/appserver/latest/./edit'];
 

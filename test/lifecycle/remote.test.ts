@@ -73,15 +73,6 @@ async function runtimeNames(): Promise<string[]> {
   return names(ok200(await lcA.get('runtimes'), 'runtimes'));
 }
 
-/** A refused registration: a JSON error (4xx, or 502 for a runtime that cannot be used), nothing registered. */
-async function assertNotRegistered(r: Reply, name: string, what: string, before: string[]): Promise<void> {
-  assert.ok((r.status >= 400 && r.status < 500) || r.status === 502 || r.status === 503 || r.status === 504, `${what}: expected a 4xx or a gateway error, got ${r.status} ${r.text.slice(0, 400)}`);
-  const items = assertError(r, r.status, what);
-  assertDetail(items, new RegExp(`${name}|127\\.0\\.0\\.1`));
-  assertError(await lcA.get(`runtimes/${name}`), 404, `${what}: the runtime is not registered`);
-  assert.deepEqual(await runtimeNames(), before, `${what}: the runtimes are unchanged`);
-}
-
 describe('a remote domain as a runtime', () => {
   test('registering the second server: 201, and its password is never shown', async () => {
     const r = await lcA.post('runtimes', remoteBody('remote1', b.server.port));
@@ -171,27 +162,34 @@ describe('a remote domain as a runtime', () => {
   });
 });
 
-describe('registrations that fail register nothing', () => {
-  test('a wrong password: a JSON error naming the runtime', async () => {
-    const before = await runtimeNames();
-    await assertNotRegistered(await lcA.post('runtimes', remoteBody('remote-badpw', b.server.port, 'not-the-password')), 'remote-badpw', 'wrong password', before);
+describe('a runtime is registered without being called, and what is wrong with it shows when it is used', () => {
+  /** Registers a remote runtime that cannot be used, then uses it: the use fails naming the runtime; the runtime is removed again. */
+  async function registeredThenRefused(name: string, port: number, password: string | undefined, pattern: RegExp): Promise<void> {
+    // `localhost`: remote1 already names 127.0.0.1 and this port.
+    const r = await lcA.post('runtimes', remoteBody(name, port, password, 'localhost'));
+    assertEmptySuccess(r, 201, `register ${name}`, lcA.url(`runtimes/${name}`));
+    const used = await lcA.get(`runtimes/${name}/partitions`);
+    assert.ok(used.status === 400 || used.status === 502 || used.status === 504, `${name}: using it should fail, got ${used.status} ${used.text.slice(0, 300)}`);
+    assertDetail(assertError(used, used.status, `${name} used`), pattern);
+    assertEmptySuccess(await lcA.del(`runtimes/${name}`), 200, `unregister ${name}`);
+  }
+
+  test('a wrong password: registered, and its first use says the password was refused', async () => {
+    await registeredThenRefused('remote-badpw', b.server.port, 'not-the-password', /remote-badpw.*(user name and password|refused)/);
   });
 
-  test('an unreachable port: a JSON error naming the runtime', async () => {
-    const before = await runtimeNames();
-    await assertNotRegistered(await lcA.post('runtimes', remoteBody('remote-down', await closedPort())), 'remote-down', 'unreachable port', before);
+  test('an unreachable port: registered, and its first use says it cannot be reached', async () => {
+    await registeredThenRefused('remote-down', await closedPort(), undefined, /remote-down/);
   });
 
-  test('an HTTP server that is not an appserver-admin server: a JSON error naming the runtime, not an internal error', async () => {
+  test('an HTTP server that is not an appserver-admin server: its first use is a JSON error naming the runtime, not an internal error', async () => {
     const html = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><body>not a domain</body></html>');
     });
     await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve));
     try {
-      const before = await runtimeNames();
-      const port = (html.address() as net.AddressInfo).port;
-      await assertNotRegistered(await lcA.post('runtimes', remoteBody('remote-html', port)), 'remote-html', 'not an appserver', before);
+      await registeredThenRefused('remote-html', (html.address() as net.AddressInfo).port, undefined, /remote-html/);
     } finally {
       html.closeAllConnections();
       await new Promise<void>((resolve) => html.close(() => resolve()));

@@ -163,14 +163,17 @@ test('an upload waits as Prefer says too: 201 when the deployment completes in t
     return request(admin.url('edit/appDeployments'), { method: 'POST', body: form, auth: admin.auth, headers: { 'x-requested-by': 'prefer-tests', ...prefer } });
   };
   const progress = 'domainRuntime/deploymentManager/deploymentProgressObjects';
+  // Counted before each upload: earlier tests may have left progress objects of their own.
+  const first = await count(progress);
   const waited = deploy('waited', { prefer: 'wait=60' });
-  await appeared(progress, 0);
+  await appeared(progress, first);
   srv.advance(DEPLOYMENT_MS);
   const r = await waited;
   assert.equal(r.status, 201, r.text);
   assert.match(r.headers.get('location') ?? '', /\/edit\/appDeployments\/waited$/);
+  const second = await count(progress);
   const late = deploy('late', {});
-  await appeared(progress, 1);
+  await appeared(progress, second);
   srv.advance(30_000);
   const accepted = await late;
   const location = assertAccepted(accepted, 'default wait on a 40 s deployment');

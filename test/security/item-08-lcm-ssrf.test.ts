@@ -228,14 +228,17 @@ test('item 08: a runtime that answers with a redirect is refused, and the redire
     res.writeHead(307, { location: '/side/management/appserver/latest/edit/partitions' });
     res.end();
   });
+  // A runtime is registered without being called (as the product does); its first use is refused.
   for (const [name, remote] of [['redirect-away', away], ['redirect-side', sidestep]] as const) {
-    const r = await lc.post('runtimes', wls(name, remote.port));
-    const text = assertRuntimeError(r, name, `register ${name}`);
+    assert.equal((await lc.post('runtimes', wls(name, remote.port))).status, 201, `register ${name}`);
+    const r = await lc.get(`runtimes/${name}/partitions`);
+    const text = assertRuntimeError(r, name, `use ${name}`);
     assert.ok(!text.includes(String(elsewhere.port)) && !text.includes('/side'), `${name}: the error does not repeat the Location: ${text}`);
+    assert.equal((await lc.del(`runtimes/${name}`)).status, 200, `unregister ${name}`);
   }
   assert.deepEqual(elsewhere.seen, [], 'the other service was never called');
   assert.deepEqual(sidestep.seen.filter((s) => s.url.startsWith('/side')), [], 'the other path was never called');
-  assert.deepEqual(await runtimeNames(), before, 'nothing was registered');
+  assert.deepEqual(await runtimeNames(), before, 'nothing stayed registered');
 
   // A registered runtime that starts redirecting: every call is refused in the same way.
   let redirecting = false;
@@ -288,9 +291,8 @@ test("item 08: what a failing runtime answers is never repeated to the client, a
     for (const [what, r] of [
       ['list partitions', await lc.get('runtimes/leaky/partitions')],
       ['create a partition', await lc.post('runtimes/leaky/partitions', { name: 'p-leak' })],
-      ['register another', await lc.post('runtimes', wls(`leaky-${m}`, remote.port, { hostName: 'localhost' }))],
     ] as const) {
-      assertRuntimeError(r, what === 'register another' ? `leaky-${m}` : 'leaky', `${m}: ${what}`);
+      assertRuntimeError(r, 'leaky', `${m}: ${what}`);
       assert.ok(!r.text.includes(SECRET), `${m}: ${what}: the remote answer is repeated: ${r.text.slice(0, 400)}`);
     }
   }
@@ -325,14 +327,15 @@ test('item 08: names sent to a runtime stay inside their path segment', async ()
   );
 });
 
-/** A runtime that answers like an administration server, or holds every request while held. */
-async function gatedRemote(): Promise<{ port: number; hold(): Deferred; release(): void }> {
+/** A runtime that answers like an administration server with `partitions`, or holds every request while held. */
+async function gatedRemote(partitions: { name: string; partitionID: string }[] = []): Promise<{ port: number; hold(): Deferred; release(): void }> {
   let gate: { arrived: Deferred; release: Deferred } | undefined;
+  const answer: Answer = (req, res) => (req.method === 'GET' ? json(res, 200, { items: partitions }) : json(res, 201, {}));
   const f = await started((req, res) => {
     const held = gate;
-    if (!held) return appserverLike(req, res);
+    if (!held) return answer(req, res);
     held.arrived.resolve();
-    void held.release.promise.then(() => appserverLike(req, res));
+    void held.release.promise.then(() => answer(req, res));
   });
   return {
     port: f.port,
@@ -380,29 +383,32 @@ test('item 08: while one runtime stalls, reads and writes of other runtimes and 
 
   if (!onPostgres()) return;
   // Two servers sharing the store: what the other one changed while this one waited on a runtime
-  // is kept, and a name it took meanwhile is refused here.
+  // is kept, and an environment the other one removed meanwhile is not brought back.
   const other = await startRuntimeServer(srv.dataDir);
   try {
     const lc2 = client(() => `${other.origin}/management/lifecycle/latest`);
-    const late = await gatedRemote();
+    const late = await gatedRemote([{ name: 'p-late', partitionID: 'late-1' }]);
+    assert.equal((await lc.post('runtimes', wls('late', late.port))).status, 201);
+    assert.equal((await lc.post('environments', { name: 'env-late' })).status, 201);
+    assert.equal((await lc.post('environments', { name: 'env-gone' })).status, 201);
+
     const waiting = late.hold();
-    const first = lc.post('runtimes', wls('late', late.port));
+    const first = lc.post('environments/env-late/partitions', { name: 'p-late', runtimeName: 'late' });
     await waiting.promise;
     assert.equal((await lc2.post('environments', { name: 'env-other' })).status, 201);
     late.release();
-    assert.equal((await first).status, 201, 'registered after the wait');
+    assert.equal((await first).status, 201, 'added after the wait');
     const envs = (await lc2.get('environments?links=none')).json.items.map((i: { name: string }) => i.name);
-    const rts = (await lc2.get('runtimes?links=none')).json.items.map((i: { name: string }) => i.name);
-    assert.ok(envs.includes('env-other') && rts.includes('late'), `both changes are kept: ${envs} / ${rts}`);
+    const inLate = (await lc2.get('environments/env-late/partitions?links=none')).json.items.map((i: { name: string }) => i.name);
+    assert.ok(envs.includes('env-other') && inLate.includes('p-late'), `both changes are kept: ${envs} / ${inLate}`);
 
-    const clash = await gatedRemote();
-    const held = clash.hold();
-    const second = lc.post('runtimes', wls('late2', clash.port));
+    const held = late.hold();
+    const second = lc.post('environments/env-gone/partitions', { name: 'p-late', runtimeName: 'late' });
     await held.promise;
-    assert.equal((await lc2.post('runtimes', { name: 'late2', type: 'database', hostName: 'dbhost3', port: 1521, protocol: 'tcp' })).status, 201);
-    clash.release();
-    assertRefused(await second, 'name', 'late2', 'the name taken on the other server meanwhile');
-    assert.equal((await lc.get('runtimes/late2')).json.type, 'database', "the other server's runtime stays");
+    assert.equal((await lc2.del('environments/env-gone')).status, 200);
+    late.release();
+    assert.equal((await second).status, 404, 'the environment removed on the other server meanwhile');
+    assert.equal((await lc.get('environments/env-gone')).status, 404, 'and it stays removed');
   } finally {
     await other.stop();
   }

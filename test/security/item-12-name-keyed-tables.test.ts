@@ -171,7 +171,7 @@ test('item 12: bodies, forms and queries with __proto__ and constructor.prototyp
     ['edit/servers/ms1', hostile],
     ['edit/servers', `{"name": "pp1", "__proto__": {"polluted": "yes"}}`],
     ['edit/servers/ms1', "{__proto__: {polluted: 'yes'}, constructor: {prototype: {polluted: 'yes'}}}", { 'content-type': 'text/plain' }],
-    ['edit/servers/ms1', '__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__=yes', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['edit/servers/ms1', '__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__=yes', { 'content-type': 'text/plain' }],
     [`${AUTHN}/createUser`, '{"userName": "pp2", "password": "secret-pp2", "description": "", "__proto__": {"polluted": "yes"}}'],
   ];
   for (const [path, body, headers] of refusedWrites) {
@@ -180,7 +180,7 @@ test('item 12: bodies, forms and queries with __proto__ and constructor.prototyp
     assertPrototypeUntouched(`${path} ${body}`);
   }
   // A form's `__proto__` key is a key like any other: here, a property the server does not have.
-  const form = await admin.post('edit/servers/ms1', '__proto__=yes', { 'content-type': 'application/x-www-form-urlencoded' });
+  const form = await admin.post('edit/servers/ms1', '__proto__=yes', { 'content-type': 'text/plain' });
   assert.equal(form.status, 400, form.text);
   assert.match(form.text, /__proto__/);
   // Maps of names to values hold such names as ordinary entries.
