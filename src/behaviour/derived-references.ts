@@ -111,6 +111,11 @@ export function registerDerivedReferences(registry: BehaviourRegistry): void {
   derive(`${C}DynamicServersMBean`, (bean, view) => (bean.identity[0] === 'clusters' && bean.identity.length === 3 ? { dynamicServerNames: dynamicServerNames(view, bean.identity[1]!) } : {}));
   // A JMS store's JMS server: the one that keeps its messages there.
   derive(`${C}JMSStoreMBean`, (bean, view) => ({ JMSServer: referrer(view, 'JMSServers', 'persistentStore', bean.identity) }));
+  // A system resource's descriptor: its one child of a descriptor type (JDBCResource, JMSResource...).
+  derive(`${C}SystemResourceMBean`, (bean) => {
+    const descriptor = bean.type.children.find((c) => c.shape !== 'collection' && c.javaType === bean.type.prop.get('resource')?.javaType);
+    return { resource: descriptor ? [...bean.identity, descriptor.name] : null };
+  });
   derive(`${C}SingletonServiceBaseMBean`, (bean, view) => ({ hostingServer: hostingServer(view, bean) }));
   // A component is active where it is targeted once its targets are activated.
   derive(`${C}ComponentMBean`, (bean) => ({ activatedTargets: refsOf(bean.record?.values.targets) }));

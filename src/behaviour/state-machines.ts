@@ -17,7 +17,11 @@ export interface Transition {
   /** `description` field of the task, for the bean named `subject`. */
   describe: (subject: string) => string;
   timing: StepTiming;
-  /** States in which the operation has nothing to do and completes at once. */
+  /**
+   * States in which the operation has nothing to do. A server's task then fails at once naming the
+   * state (as the real product's does); a partition's or resource group's completes at once, as the
+   * product's do (operations.md B.3).
+   */
   already?: readonly string[];
 }
 

@@ -38,6 +38,11 @@ function illegal(what: string, state: string, op: string, t: Transition): Error 
   return badRequest(`${what} is ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`);
 }
 
+/** The error of a server task asked for a state the server is in already (the real product fails it). */
+function alreadyThere(what: string, state: string, op: string, t: Transition): string {
+  return `${what} is already ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`;
+}
+
 export class Lifecycles {
   constructor(
     private readonly engine: RuntimeEngine,
@@ -62,7 +67,7 @@ export class Lifecycles {
     const owner = { key: itemKey('serverLifeCycleRuntimes', name), identity: ['serverLifeCycleRuntimes', name] };
     if (t.already?.includes(state)) {
       const task = this.tasks.create(owner, SERVER_TASK, t.operation, { serverName: name, description: t.describe(name) });
-      task.finish();
+      task.finish(alreadyThere(`Server '${name}'`, state, op, t));
       return task;
     }
     if (!t.from.includes(state)) throw illegal(`Server '${name}'`, state, op, t);

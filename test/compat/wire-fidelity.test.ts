@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { ASYNC, startRuntimeServer } from '../support/runtime-server.js';
+import { ASYNC, errorDetails, startRuntimeServer } from '../support/runtime-server.js';
 import { adminAuth, call, startTestServer, type TestServer } from '../support/server.js';
 
 let srv: TestServer;
@@ -138,6 +138,70 @@ test('item 09: tasks are numbered per server: _0_, _1_, _2_ ...', async () => {
     // Another server counts its own tasks from 0.
     const r = await rt.admin.post('domainRuntime/serverLifeCycleRuntimes/ms1/start', {}, ASYNC);
     assert.equal(r.json.name, '_0_start');
+  } finally {
+    await rt.stop(true);
+  }
+});
+
+test('item 08: an action from a state where it makes no sense fails, naming the state, and changes nothing', async () => {
+  const rt = await startRuntimeServer();
+  const lc = (s: string, op: string) => rt.admin.post(`domainRuntime/serverLifeCycleRuntimes/${s}/${op}`, {}, ASYNC);
+  const state = async (s: string) => (await rt.admin.get(`domainRuntime/serverLifeCycleRuntimes/${s}?links=none&fields=state`)).json.state;
+  try {
+    assert.equal((await lc('ms2', 'start')).status, 202);
+    rt.advance(120_000);
+    assert.equal(await state('ms2'), 'RUNNING');
+    // Reaching a state the server is in already: a FAILED task (HTTP 200, as the product answers).
+    for (const [op, named] of [['start', 'RUNNING'], ['resume', null]] as const) {
+      const r = await lc('ms2', op);
+      if (named === null) {
+        // Not a state the operation starts from at all: refused outright, the state named.
+        assert.equal(r.status, 400, r.text);
+        assert.match(r.text, /is RUNNING; 'resume' can only be done from ADMIN, STANDBY/);
+        continue;
+      }
+      assert.equal(r.status, 200, `${op} on RUNNING: ${r.text.slice(0, 300)}`);
+      assert.equal(r.json.taskStatus, 'FAILED');
+      assert.equal(r.json.progress, 'failed');
+      assert.match(r.json.taskError.message, new RegExp(`Server 'ms2' is already ${named}; '${op}'`));
+    }
+    assert.equal((await lc('ms2', 'suspend')).status, 202);
+    rt.advance(120_000);
+    const again = await lc('ms2', 'suspend');
+    assert.equal(again.json.taskStatus, 'FAILED');
+    assert.match(again.json.taskError.message, /already ADMIN/);
+    assert.equal(await state('ms2'), 'ADMIN', 'nothing changed');
+    // A SHUTDOWN server cannot be reached to be suspended or shut down: the product's 400.
+    const down = await lc('ms1', 'shutdown');
+    assert.equal(down.status, 400, down.text);
+    assert.match(down.text, /SHUTDOWN state/);
+  } finally {
+    await rt.stop(true);
+  }
+});
+
+test('item 11: a JDBCSystemResource refers to its descriptor as resource; a refused create lists every problem and leaves nothing', async () => {
+  const rt = await startRuntimeServer();
+  try {
+    assert.equal((await rt.admin.post('edit/changeManager/startEdit', {})).status, 200);
+    const bad = await rt.admin.post('edit/JDBCSystemResources', { name: 'halfDS', targets: [{ identity: ['servers', 'nope'] }], deploymentOrder: 'first' });
+    const details = errorDetails(bad, 400, 'create with two problems');
+    assert.ok(details.some((d) => d.includes('targets') && d.includes('nope')), JSON.stringify(details));
+    assert.ok(details.some((d) => d.includes('deploymentOrder') && d.includes('first')), JSON.stringify(details));
+    assert.equal((await rt.admin.get('edit/JDBCSystemResources/halfDS')).status, 404, 'nothing half made');
+    assert.equal((await rt.admin.get('edit/changeManager?links=none')).json.hasChanges, false, 'the session holds no change');
+
+    assert.equal((await rt.admin.post('edit/JDBCSystemResources', { name: 'myDS' })).status, 201);
+    const ds = (await rt.admin.get('edit/JDBCSystemResources/myDS')).json;
+    assert.deepEqual(ds.resource, ['JDBCSystemResources', 'myDS', 'JDBCResource']);
+    assert.ok(ds.links.some((l: { rel: string; href: string }) => l.rel === 'resource' && l.href.endsWith('/edit/JDBCSystemResources/myDS/JDBCResource')));
+    // The descriptor is there to follow, named after its resource.
+    const descriptor = await rt.admin.get('edit/JDBCSystemResources/myDS/JDBCResource?links=none');
+    assert.equal(descriptor.status, 200, descriptor.text);
+    assert.equal(descriptor.json.name, 'myDS');
+    assert.equal((await rt.admin.post('edit/changeManager/activate', {})).status, 200);
+    const active = await rt.admin.get('domainConfig/JDBCSystemResources/myDS?links=none&fields=resource');
+    assert.deepEqual(active.json.resource, ['JDBCSystemResources', 'myDS', 'JDBCResource']);
   } finally {
     await rt.stop(true);
   }

@@ -186,26 +186,34 @@ test('Prefer: wait=0 answers like respond-async', async () => {
   assert.equal(await lcState('ms2'), 'ADMIN');
 });
 
-test('an operation with nothing to do answers 200 with the completed task', async () => {
+test('an operation with nothing to do answers 200 with a FAILED task naming the state, and changes nothing', async () => {
   assert.equal(await lcState('ms2'), 'ADMIN');
-  for (const prefer of [{ prefer: 'wait=0' }, ASYNC]) {
+  for (const prefer of [{ prefer: 'wait=0' }, ASYNC, { prefer: 'wait=5' }]) {
     const r = await admin.post(`${LC}/ms2/startInAdmin`, {}, prefer);
     assert.equal(r.status, 200, `startInAdmin on ADMIN (${prefer.prefer}): ${r.text}`);
     const href = `${srv.latest}/${LC}/ms2/tasks/${r.json.name}`;
     assert.deepEqual(r.json.links, [{ rel: 'job', href }]);
     assert.equal(r.json.type, 'ServerLifeCycleTaskRuntime');
     assert.equal(r.json.operation, 'startInAdmin');
-    assert.equal(r.json.taskStatus, 'TASK COMPLETED');
-    assert.equal(r.json.progress, 'success');
+    assert.equal(r.json.taskStatus, 'FAILED');
+    assert.equal(r.json.progress, 'failed');
     assert.equal(r.json.completed, true);
+    assert.match(r.json.taskError.message, /Server 'ms2' is already ADMIN/);
+    assert.match(r.json.taskError.message, /'startInAdmin' can only be done from SHUTDOWN, FAILED/);
     assert.equal(await lcState('ms2'), 'ADMIN');
     assert.ok((await taskNames('ms2')).includes(r.json.name));
     const got = await admin.get(href);
     assert.equal(got.status, 200, got.text);
-    assert.equal(got.json.completed, true);
+    assert.equal(got.json.taskStatus, 'FAILED');
   }
   // Back to RUNNING for the tests that follow.
   await step('ms2', 'resume', { operation: 'resume', via: 'RESUMING', to: 'RUNNING', ms: 300 });
+  // start on RUNNING: the case users meet most.
+  const r = await admin.post(`${LC}/ms2/start`, {});
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.taskStatus, 'FAILED');
+  assert.match(r.json.taskError.message, /already RUNNING/);
+  assert.equal(await lcState('ms2'), 'RUNNING');
 });
 
 test('an Operator may start and stop servers; a Monitor and a Deployer may not', async () => {

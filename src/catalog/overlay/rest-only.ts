@@ -77,6 +77,16 @@ export const restOnlyPatches: Record<string, TypeOverlay> = {
   },
   [TASK]: { properties: jobFields },
   'appserver.management.runtime.DeploymentProgressObjectMBean': { properties: jobFields },
+  // A system resource's `resource`: a reference to its descriptor (the child holding its module).
+  ...Object.fromEntries(
+    [
+      ['JDBCSystemResourceMBean', 'appserver.j2ee.descriptor.wl.JDBCDataSourceBean'],
+      ['JMSSystemResourceMBean', 'appserver.j2ee.descriptor.wl.JMSBean'],
+      ['JMSInteropModuleMBean', 'appserver.j2ee.descriptor.wl.JMSBean'],
+      ['WLDFSystemResourceMBean', 'appserver.diagnostics.descriptor.WLDFResourceBean'],
+      ['CoherenceClusterSystemResourceMBean', 'appserver.coherence.descriptor.wl.AppserverCoherenceBean'],
+    ].map(([type, descriptor]) => [`appserver.management.configuration.${type}`, { properties: [{ n: 'resource', t: descriptor!, rel: 'r' as const }] }]),
+  ),
   'appserver.management.runtime.JVMRuntimeMBean': {
     properties: [{ n: 'processCpuLoad', t: 'double' }],
   },
