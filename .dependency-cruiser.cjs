@@ -51,6 +51,13 @@ module.exports = {
       from: { path: '^src/http/' },
       to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange') },
     },
+    {
+      name: 'metrics-through-api',
+      severity: 'error',
+      comment: 'Metrics read the runtime through the management API, as a scraping client would.',
+      from: { path: '^src/metrics/' },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'tree', 'behaviour', 'interchange', 'http', 'cli') },
+    },
     { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
   ],
   options: {

@@ -14,6 +14,7 @@ import { Renderer } from '../render/entity.js';
 import { Searcher } from '../render/search.js';
 import type { RequestStats } from '../runtime/live.js';
 import { LogFiles } from '../runtime/logs.js';
+import { AdminMetrics } from '../metrics/admin.js';
 import { Resolver } from '../tree/resolve.js';
 import { LifecycleWriter } from './lifecycle-writer.js';
 import { ManagementApi } from './management-api.js';
@@ -35,6 +36,8 @@ export interface ApiDependencies {
 
 export interface ComposedApi {
   api: ManagementApi;
+  /** The server's own figures, for /metrics. */
+  metrics: AdminMetrics;
   /** Writes what the log files still buffer (when the server stops). */
   close(): void;
 }
@@ -88,5 +91,13 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     searcher: new Searcher(resolver, renderer),
     recorder: new Recorder(domain.security.audit),
   });
-  return { api, close: () => logs.flushAll() };
+  const metrics = new AdminMetrics({
+    tasks: () => domain.tasks.all(),
+    editLocksHeld: () => domain.configService.allSessions().filter((s) => s.info.owner !== null).length,
+    runningServers: () => domain.runtime.runningServers().length,
+  });
+  domain.configService.onActivation((result) => {
+    if (!result.remote) metrics.activated();
+  });
+  return { api, metrics, close: () => logs.flushAll() };
 }

@@ -10,6 +10,7 @@ import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
 import { composeApi } from '../api/compose.js';
 import type { ManagementApi } from '../api/management-api.js';
+import type { AdminMetrics } from '../metrics/admin.js';
 import { buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
 import type { UploadLimits } from '../http/deploy-requests.js';
@@ -92,6 +93,8 @@ export interface OpenManagement {
   api: ManagementApi;
   /** Request counters an HTTP adapter feeds. */
   stats: RequestStats;
+  /** The server's own figures, for /metrics. */
+  metrics: AdminMetrics;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
   /** How a generated administrator password was given out, if one was. */
@@ -132,6 +135,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     domain: opened.domain,
     api: composed.api,
     stats,
+    metrics: composed.metrics,
     warnings,
     passwordMessage: password.message,
     close: async () => {
@@ -150,7 +154,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const uploadDir = join(opts.dataDir, 'applications');
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, uploadDir }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
       socket.once('close', () => stats.openConnections--);

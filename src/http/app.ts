@@ -15,6 +15,8 @@ import { LoopLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
+import type { AdminMetrics } from '../metrics/admin.js';
+import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,6 +33,8 @@ export interface AppDependencies {
   stats: RequestStats;
   /** Where uploaded application archives are kept. */
   uploadDir: string;
+  /** The server's own figures: fed with every answer, and served at /metrics with the runtime's. */
+  metrics?: AdminMetrics;
 }
 
 export interface AppOptions {
@@ -173,7 +177,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       }
       return;
     }
-    if (!acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    if (!isMetrics(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -235,6 +239,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', async (request, reply) => {
     deps.stats.completed++;
+    deps.metrics?.observeRequest(treeOf(request.url, apps.application(request.url) !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
 
@@ -260,8 +265,31 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     if (app) return apps.handle(request, reply, app);
     return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
   };
+  // Prometheus figures: this server's runtime (or the servers `server` names), and its own.
+  app.get('/metrics', async (request, reply) => {
+    const servers = serversParameter((request.query as Record<string, unknown>).server);
+    const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
+    return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
+  });
   app.all('/*', handle);
   return app;
+}
+
+function isMetrics(url: string): boolean {
+  return url === '/metrics' || url.startsWith('/metrics?');
+}
+
+/** The part of the interface a URL goes to, as the request figures are labelled (a few values only). */
+export function treeOf(url: string, application: boolean): string {
+  if (application) return 'application';
+  if (isMetrics(url)) return 'metrics';
+  const segments = url.split('?')[0]!.split('/');
+  const at = segments.indexOf('management');
+  if (at < 0) return 'other';
+  if (segments[at + 1] === 'lifecycle') return 'lifecycle';
+  if (segments[at + 1] !== 'appserver') return 'other';
+  const tree = segments[at + 3];
+  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
 }
 
 /** Words for the client errors Fastify itself raises (body parsing, media type, size). */
