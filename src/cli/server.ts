@@ -53,6 +53,8 @@ export interface ServerOptions {
   passwordOutput?: 'terminal' | 'file';
   /** Limits of application uploads (largest file, bytes staged at once). */
   uploads?: Partial<UploadLimits>;
+  /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
+  maxEventLoopDelay?: number;
 }
 
 export interface RunningServer {
@@ -154,7 +156,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const uploadDir = join(opts.dataDir, 'applications');
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, { logger: log, trustProxy, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, {
+      logger: log,
+      trustProxy,
+      ...(opts.uploads ? { uploads: opts.uploads } : {}),
+      ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+    });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
       socket.once('close', () => stats.openConnections--);

@@ -10,7 +10,7 @@ const PLC = 'domainRuntime/domainPartitionRuntimes/partition1/partitionLifeCycle
 let srv: TestServer;
 
 before(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer(undefined, { maxEventLoopDelay: 1000 });
 });
 
 after(async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
 import { storeFor } from './store.js';
+import { TEST_MAX_EVENT_LOOP_DELAY } from './server.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
 import { ManualScheduler } from '../../src/core/clock.js';
 
@@ -111,6 +112,7 @@ export async function startRuntimeServer(
     adminUser: ADMIN.user,
     adminPassword: ADMIN.password,
     scheduler,
+    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     ...(timings ? { timings } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;

@@ -39,7 +39,12 @@ export interface TestServerOptions {
   secretKeyFile?: string;
   /** Proxies whose X-Forwarded-* headers the server believes (default: none). */
   trustProxy?: string[];
+  /** Event-loop delay beyond which requests get 503 (default 10 s: a busy test machine is no overload). */
+  maxEventLoopDelay?: number;
 }
+
+/** Tests share a small machine: a loop a few seconds late there is load from other tests, not overload. */
+export const TEST_MAX_EVENT_LOOP_DELAY = 10_000;
 
 export function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -71,6 +76,7 @@ export async function startTestServer(
       ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
       ...(options.secretKeyFile !== undefined ? { secretKeyFile: options.secretKeyFile } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+      maxEventLoopDelay: options.maxEventLoopDelay ?? TEST_MAX_EVENT_LOOP_DELAY,
     });
   const server = generate
     ? await captureStdout(start, (text) => {
