@@ -137,9 +137,11 @@ export class ConfigService {
 
   /** (Re)reads every edit session from the store. */
   private async loadSessions(): Promise<void> {
+    // Read first, then swap: readers do not take the mutex, and must never see the sessions gone.
+    const rows = await this.store.sessions();
     this.sessions.clear();
     this.revs.clear();
-    for (const row of await this.store.sessions()) {
+    for (const row of rows) {
       const session = this.newSession(row.info as SessionInfo);
       session.restore(row.changes as [string, Change][]);
       this.sessions.set(row.name, session);
