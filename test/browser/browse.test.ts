@@ -2,7 +2,7 @@
 // changes a property through an edit session and sees it activated, and starts a server and
 // watches its task finish. Programs asking for JSON keep getting JSON.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, call, startTestServer, type TestServer } from '../support/server.js';
 import { browserSkip, launchBrowser, signedIn } from '../support/browser.js';
@@ -25,6 +25,10 @@ describe('the HTML view in a browser', { skip }, () => {
   });
 
   const ready = async () => page.waitForSelector('body[data-ready="true"]');
+  // Each test starts without an edit session, whatever the one before left.
+  beforeEach(async () => {
+    await call(`${srv.latest}/edit/changeManager/cancelEdit`, { method: 'POST', body: {}, headers: { 'x-requested-by': 'test' } });
+  });
 
   test('navigates from the domain to a server through its links', async () => {
     await page.goto(`${srv.latest}/domainConfig`);

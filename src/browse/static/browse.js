@@ -100,24 +100,26 @@ async function changeCenter() {
     buttons.append(el('button', { type: 'button', id: 'cancel-edit', onclick: invoke('cancelEdit') }, 'Undo all changes'));
   }
   section.append(buttons);
-  if (mine && cm.hasChanges) section.append(await pendingChanges(manager));
+  if (mine && cm.hasChanges) section.append(pendingChanges(cm));
   return { mine };
 }
 
 /** The session's changes, per bean and property, as the change manager lists them. */
-async function pendingChanges(manager) {
+function pendingChanges(cm) {
   const box = el('div', { class: 'pending' }, el('h3', {}, 'Pending changes'));
-  const r = await call('GET', `${manager}/pendingChanges?links=none`);
-  const changes = r.ok && r.json ? (Array.isArray(r.json.items) ? r.json.items : Array.isArray(r.json.changes) ? r.json.changes : []) : [];
+  const changes = Array.isArray(cm.pendingChanges) ? cm.pendingChanges : [];
   if (changes.length === 0) {
-    box.append(el('p', {}, 'The session holds changes (their list is not available here).'));
+    box.append(el('p', {}, 'The session holds changes (the change manager lists none).'));
     return box;
   }
-  const table = el('table', { class: 'diff' }, el('tr', {}, el('th', {}, 'Bean'), el('th', {}, 'Property'), el('th', {}, 'Old'), el('th', {}, 'New')));
+  const table = el('table', { class: 'diff' }, el('tr', {}, el('th', {}, 'Bean'), el('th', {}, 'Change'), el('th', {}, 'Property'), el('th', {}, 'Old'), el('th', {}, 'New')));
   for (const c of changes) {
-    const beanPath = Array.isArray(c.bean) ? c.bean.join('/') : Array.isArray(c.identity) ? c.identity.join('/') : String(c.bean ?? c.path ?? '');
-    const rows = Array.isArray(c.properties) ? c.properties : [c];
-    for (const p of rows) table.append(el('tr', {}, el('td', {}, beanPath), el('td', {}, String(p.property ?? p.name ?? c.operation ?? '')), el('td', {}, show(p.oldValue ?? p.old)), el('td', {}, show(p.newValue ?? p.new))));
+    const where = Array.isArray(c.identity) ? c.identity.join('/') : '';
+    const rows = Array.isArray(c.properties) && c.properties.length > 0 ? c.properties : [{}];
+    for (const p of rows) {
+      const restart = p.restartRequired ? ' (restart needed)' : '';
+      table.append(el('tr', {}, el('td', {}, where), el('td', {}, String(c.operation ?? '')), el('td', {}, `${p.name ?? ''}${restart}`), el('td', {}, show(p.oldValue)), el('td', {}, show(p.newValue))));
+    }
   }
   box.append(table);
   return box;
