@@ -26,6 +26,7 @@ import type { Authentication } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
+import { describeTarget } from './describe.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -243,8 +244,23 @@ export class ManagementApi {
     const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined);
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
-    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${describeTarget(target)}.`);
+    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
+    if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(this.describe(target, place.version));
     return this.dispatch(method, caller, target, ctx, input);
+  }
+
+  /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */
+  private describe(target: Target, version: ApiVersion): Record<string, unknown> {
+    return describeTarget(
+      {
+        catalog: this.parts.catalog,
+        collections: this.parts.collections,
+        writerOf: (node) => this.writerOf(node.root),
+        deploys: (owner, prop) => this.deploys(owner, prop),
+      },
+      target,
+      version,
+    );
   }
 
   // ---- applications running on the administration server ----
@@ -558,7 +574,7 @@ function fits(expect: 'create' | 'update' | 'invoke' | 'search', target: Target)
   }
 }
 
-function describeTarget(target: Target): string {
+function targetWords(target: Target): string {
   switch (target.kind) {
     case 'bean':
       return 'a bean';
