@@ -681,7 +681,7 @@ async function fire(req: RawRequest & { target?: Target }): Promise<RawReply> {
   if (process.env.FUZZ_TRACE && new RegExp(process.env.FUZZ_TRACE).test(req.path) && req.method !== 'GET' && req.method !== 'HEAD') {
     console.log('TRACE', req.method, req.path.slice(0, 200), JSON.stringify(req.headers['appserver.edit.session'] ?? null), String(req.body ?? '').slice(0, 300), '->', reply.status, reply.text.replace(/\s+/g, ' ').slice(0, 200));
   }
-  const problem = envelopeProblem(req.method, reply);
+  const problem = envelopeProblem(req.method, reply, req.headers.accept);
   if (problem) violations.push({ request: req, reply, problem });
   return reply;
 }
@@ -970,7 +970,7 @@ test(`fuzz: ${UPLOAD_RUNS} hostile uploads and body shapes get JSON 4xx answers,
   const dataDir = join(parent, 'data');
   mkdirSync(dataDir);
   mkdirSync(join(parent, 'victim'));
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', scheduler: new ManualScheduler(), uploads: UPLOAD_LIMITS, maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY });
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', scheduler: new ManualScheduler(), uploads: UPLOAD_LIMITS, maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY });
   const port = server.port;
   const found: Violation[] = [];
   const seen = new Map<string | number, number>();
