@@ -180,8 +180,8 @@ export function envelopeProblem(method: string, r: RawReply, accept?: string): s
   if (r.error) return `no answer: ${r.error}`;
   // A browser's GET gets the answer as a page (src/browse): the same status, said in the page.
   if (/^text\/html\b/.test(String(r.headers['content-type'] ?? ''))) {
-    if (method !== 'GET' || !/text\/html/i.test(accept ?? '')) return `an HTML answer to ${method} with Accept ${JSON.stringify(accept ?? null)}`;
-    return r.text.includes(`data-status="${r.status}"`) ? undefined : 'an HTML page that does not carry its status';
+    if ((method !== 'GET' && method !== 'HEAD') || !/text\/html/i.test(accept ?? '')) return `an HTML answer to ${method} with Accept ${JSON.stringify(accept ?? null)}`;
+    return method === 'HEAD' || r.text.includes(`data-status="${r.status}"`) ? undefined : 'an HTML page that does not carry its status';
   }
   // An overloaded server saying so (503 with Retry-After) protects itself: it is no fault. The
   // fuzzer's own work runs in the server's process, and on a loaded machine may make it late.
