@@ -83,8 +83,8 @@ test('a thread pool counts real requests in, and warns exactly while threads hog
   for (let t = 0; t < 24 * HOUR; t += GAUGE_STEP_MS * 7) {
     const p = threadPool('ms1', t);
     assert.ok(p.executeThreadIdleCount >= 0 && p.executeThreadIdleCount <= p.executeThreadTotalCount);
-    assert.equal(p.healthState, p.hoggingThreadCount >= HOGGING_WARNING ? 'warning' : 'ok');
-    if (p.healthState === 'warning') warnings++;
+    assert.equal(p.healthState, p.hoggingThreadCount >= HOGGING_WARNING ? 'warn' : 'ok');
+    if (p.healthState === 'warn') warnings++;
   }
   assert.ok(warnings > 0, 'a day without a single hogging burst');
   assert.ok(warnings < 24 * HOUR / (GAUGE_STEP_MS * 7) / 4, 'the pool warns most of the time');
