@@ -14,6 +14,8 @@ import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } 
 import { Messaging, pauseKey } from './messaging.js';
 import { channelBeans, moduleBeans, storeBeans } from './workload-beans.js';
 import { ConnectorPools } from './pools.js';
+import { type ServerEndpoints, endpointOf, serverEndpoints } from './endpoints.js';
+import { ServedRequests } from './served.js';
 import {
   HALTED,
   type PartitionState,
@@ -72,13 +74,19 @@ export class RuntimeEngine implements RuntimeFigures {
   readonly messaging: Messaging;
   /** The workload model: figures of the running servers' beans, computed when read. */
   readonly workload: WorkloadModel;
-  
+  /** Requests each managed server's own listener answered (real work its figures include). */
+  readonly served = new ServedRequests();
+  /** Called after servers changed state, appeared or disappeared (the listeners follow). */
+  private readonly serverWatchers: (() => void)[] = [];
+
   constructor(
     private readonly catalog: Catalog,
     private readonly behaviours: BehaviourRegistry,
     private topology: Topology,
     readonly state: RuntimeState,
     readonly now: () => number,
+    /** Added to every managed server's ports (`serve --port-offset`). */
+    readonly portOffset = 0,
     /** Where deployed archives are read from, to show their modules. */
     private readonly archives: ApplicationArchives = new ApplicationArchives(undefined),
   ) {
@@ -87,6 +95,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (kind === 'insertion') this.notePause(jmsServer, destination, paused);
     };
     this.workload = new WorkloadModel(now, (server) => (this.serverTrees.has(server) ? this.state.runningSince.get(server) : undefined), (server) => this.unhealthySubsystems(server));
+    this.workload.inputs.served = (server) => this.served.of(server);
     // This process is the administration server: it is running whenever the engine exists, and
     // it has just started, so it runs the configuration as activated.
     this.state.servers.set(topology.adminServerName, 'RUNNING');
@@ -120,6 +129,20 @@ export class RuntimeEngine implements RuntimeFigures {
       .filter((name) => this.serverTrees.has(name));
   }
 
+  /** Calls `fn` after any server changed state, appeared or disappeared. */
+  watchServers(fn: () => void): void {
+    this.serverWatchers.push(fn);
+  }
+
+  private serversChanged(): void {
+    for (const fn of this.serverWatchers) fn();
+  }
+
+  /** Where a server listens: its configured ports, shifted by the port offset for managed servers. */
+  endpoints(name: string): ServerEndpoints {
+    return serverEndpoints(this.topology, name, name === this.topology.adminServerName ? 0 : this.portOffset, this.state.sslChannels.get(name));
+  }
+
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
   setServerState(name: string, next: ServerState): void {
     const was = this.serverTrees.has(name);
@@ -137,6 +160,7 @@ export class RuntimeEngine implements RuntimeFigures {
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
       this.state.runningSince.delete(name);
+      this.served.forget(name);
       this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
@@ -148,6 +172,7 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     if (STOPPED.has(next) && this.topology.retained.includes(name)) this.dropRetired(name);
     this.onStateChange();
+    this.serversChanged();
   }
 
   /**
@@ -165,6 +190,7 @@ export class RuntimeEngine implements RuntimeFigures {
     this.openSslChannel(name);
     this.refreshServerTree(name);
     this.onStateChange();
+    this.serversChanged();
     return this.state.sslChannels.get(name);
   }
 
@@ -365,6 +391,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (!this.state.runningSince.has(s.name)) this.state.runningSince.set(s.name, this.now());
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
+    this.serversChanged();
   }
 
   /**
@@ -390,6 +417,8 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     this.topology = this.followDynamicServers(topology);
     for (const name of servers) this.refreshServer(name);
+    // Ports may have moved: the listeners look again.
+    if (servers.size > 0) this.serversChanged();
   }
 
   /**
@@ -515,8 +544,14 @@ export class RuntimeEngine implements RuntimeFigures {
     const b = new TreeBuilder(this.catalog, new BeanTree());
     const admin = server.name === t.adminServerName;
     const adminServer = t.servers().find((s) => s.name === t.adminServerName);
-    const host = String(server.values.listenAddress || 'localhost');
-    const port = Number(server.values.listenPort ?? 7001);
+    const endpoints = this.endpoints(server.name);
+    const host = endpoints.host;
+    const plain = endpointOf(endpoints, 'default');
+    const ssl = endpointOf(endpoints, 'ssl');
+    const administration = endpointOf(endpoints, 'administration');
+    // The default URL is the plain port's, else the SSL port's (as the product picks it).
+    const main = plain ?? ssl;
+    const defaultURL = main ? `${main.protocol === 'https' ? 't3s' : 't3'}://${host}:${main.port}` : null;
     const root = b.root(`${R}ServerRuntimeMBean`, {
       name: server.name,
       activationTime: this.state.runningSince.get(server.name) ?? this.now(),
@@ -524,9 +559,10 @@ export class RuntimeEngine implements RuntimeFigures {
       adminServerHost: String(adminServer?.values.listenAddress || 'localhost'),
       adminServerListenPort: Number(adminServer?.values.listenPort ?? 7001),
       adminServerListenPortSecure: false,
-      administrationURL: `t3://${host}:${port}`,
-      defaultURL: `t3://${host}:${port}`,
-      listenPortEnabled: true,
+      administrationURL: administration ? `t3s://${host}:${administration.port}` : defaultURL,
+      administrationPortEnabled: administration !== undefined,
+      defaultURL,
+      listenPortEnabled: plain !== undefined,
       SSLListenPortEnabled: this.state.sslChannels.has(server.name),
       currentDirectory: process.cwd(),
       middlewareHome: '/opt/appserver',
@@ -539,15 +575,14 @@ export class RuntimeEngine implements RuntimeFigures {
       restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
-    const sslPort = this.state.sslChannels.get(server.name);
-    const servedChannel = channelBeans(b, root, t, server, { host, port, sslPort, adminPort: this.administrationPort(server) });
+    const servedChannel = channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     for (const app of t.appDeployments()) {
       if (!t.serversOfTargets(app.values.targets).includes(server.name)) continue;
       const intended = this.appIntendedState(app.name);
       if (intended !== 'STATE_ACTIVE' && intended !== 'STATE_ADMIN') continue;
-      this.applicationRuntime(b, root, connectors, server.name, app, `http://${host}:${port}`);
+      this.applicationRuntime(b, root, connectors, server.name, app, main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`);
     }
     const facts: ServerFacts = { heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB, servedChannel, pools: new Map() };
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
@@ -559,13 +594,6 @@ export class RuntimeEngine implements RuntimeFigures {
     storeBeans(b, root, t, server.name);
     this.workload.setFacts(server.name, facts);
     return b.tree;
-  }
-
-  /** The administration port of a server when the domain enables it (its own, else the domain's). */
-  private administrationPort(server: NamedBean): number | undefined {
-    const domain = this.topology.root?.values;
-    if (domain?.administrationPortEnabled !== true) return undefined;
-    return Number(server.values.administrationPort || domain.administrationPort || 9002);
   }
 
   /** Subsystems of a running server that are not healthy: its data sources that failed or are overloaded. */

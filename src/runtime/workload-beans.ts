@@ -12,11 +12,14 @@ const OK = (subsystemName: string | null) => ({ state: 'ok', subsystemName, part
 
 export interface ChannelPorts {
   host: string;
-  port: number;
+  /** The plain listen port, unless it is disabled. */
+  port: number | undefined;
   /** The SSL listen port when the server's SSL channel is open. */
   sslPort: number | undefined;
   /** The administration port when the domain enables it. */
   adminPort: number | undefined;
+  /** Added to the ports of network access points (the process's port offset). */
+  offset: number;
 }
 
 /** Addresses a listen address stands for: every address of this host when none is given. */
@@ -53,7 +56,8 @@ export function channelBeans(b: TreeBuilder, root: BeanRef, t: Topology, server:
     addresses.forEach((address, i) => {
       for (const protocol of protocols) {
         const scheme = protocol.startsWith('CLUSTER-BROADCAST') ? (protocol.endsWith('SECURE') ? 't3s' : 't3') : protocol === 'admin' ? 't3s' : protocol;
-        add(`${family}[${protocol}]${i > 0 ? `[${i}]` : ''}`, url(scheme, address, port));
+        // The first address is named as the configuration names it; the others by their address.
+        add(`${family}[${protocol}]${i > 0 ? `[${i}]` : ''}`, url(scheme, i === 0 ? ports.host : address, port));
       }
     });
   }
@@ -61,12 +65,14 @@ export function channelBeans(b: TreeBuilder, root: BeanRef, t: Topology, server:
     if (nap.values.enabled === false) continue;
     const protocol = String(nap.values.protocol ?? 't3').toLowerCase();
     const address = String(nap.values.publicAddress || nap.values.listenAddress || ports.host);
-    const port = Number(nap.values.publicPort || nap.values.listenPort || ports.port);
+    const configured = Number(nap.values.publicPort || nap.values.listenPort || 0);
+    const port = configured > 0 ? configured + ports.offset : (ports.port ?? ports.sslPort);
+    if (port === undefined) continue;
     add(`${nap.name}[${protocol}]`, url(protocol, address, port));
     const httpToo = nap.values.httpEnabledForThisProtocol !== false && (protocol === 't3' || protocol === 't3s');
     if (httpToo) add(`${nap.name}[${protocol === 't3s' ? 'https' : 'http'}]`, url(protocol === 't3s' ? 'https' : 'http', address, port));
   }
-  return `Default[http]`;
+  return ports.port !== undefined ? 'Default[http]' : 'DefaultSecure[https]';
 }
 
 const EJB_TYPE: Record<EjbKind, string> = {

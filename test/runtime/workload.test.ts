@@ -125,7 +125,7 @@ test('a running managed server reports non-zero figures that grow exactly with t
   const channels = byName(second.serverChannelRuntimes, 'channelName');
   const expected = ['t3', 'http', 'iiop', 'ldap', 'snmp', 'CLUSTER-BROADCAST'].flatMap((p) => [`Default[${p}]`, `Default[${p}][1]`]);
   assert.deepEqual([...channels.keys()].sort(), expected.sort());
-  assert.equal(channels.get('Default[http]').publicURL, 'http://127.0.0.1:7003');
+  assert.equal(channels.get('Default[http]').publicURL, 'http://localhost:7003');
   assert.equal(channels.get('Default[http][1]').publicURL, 'http://[::1]:7003');
   const before = byName(first.serverChannelRuntimes, 'channelName');
   for (const [name, c] of channels) {
