@@ -47,7 +47,8 @@ export function channelBeans(b: TreeBuilder, root: BeanRef, t: Topology, server:
   const families: [string, number | undefined, string[]][] = [
     ['Default', ports.port, ['t3', 'http', 'iiop', 'ldap', 'snmp', ...(clustered ? ['CLUSTER-BROADCAST'] : [])]],
     ['DefaultSecure', ports.sslPort, ['t3s', 'https', 'iiops', 'ldaps', ...(clustered ? ['CLUSTER-BROADCAST-SECURE'] : [])]],
-    ['DefaultAdministration', ports.adminPort, ['admin']],
+    // The administration port serves HTTPS (the listener's), and t3s as the product's does.
+    ['DefaultAdministration', ports.adminPort, ['https', 't3s']],
   ];
   const add = (name: string, publicURL: string, virtualTarget: string | null = null) =>
     b.item(root, 'serverChannelRuntimes', name, { channelName: name, publicURL, associatedVirtualTargetName: virtualTarget });
@@ -55,7 +56,7 @@ export function channelBeans(b: TreeBuilder, root: BeanRef, t: Topology, server:
     if (port === undefined) continue;
     addresses.forEach((address, i) => {
       for (const protocol of protocols) {
-        const scheme = protocol.startsWith('CLUSTER-BROADCAST') ? (protocol.endsWith('SECURE') ? 't3s' : 't3') : protocol === 'admin' ? 't3s' : protocol;
+        const scheme = protocol.startsWith('CLUSTER-BROADCAST') ? (protocol.endsWith('SECURE') ? 't3s' : 't3') : protocol;
         // The first address is named as the configuration names it; the others by their address.
         add(`${family}[${protocol}]${i > 0 ? `[${i}]` : ''}`, url(scheme, i === 0 ? ports.host : address, port));
       }
