@@ -3,7 +3,7 @@
 // only), prints a table for people or JSON with --json, and ends with an exit code of EXIT.
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AppserverClient, AppserverError, type Task, isTask, taskFailure } from '../../client/index.js';
 import { type ConnectionFlags, clientOptions } from './connection.js';
 import { completionScript, completions } from './completion.js';
@@ -25,7 +25,8 @@ export const CLIENT_COMMANDS = ['get', 'set', 'create', 'delete', 'invoke', 'sta
 function seconds(option: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new UsageError(`${option} takes a number of seconds between 0 and 86400, not '${value}'`);
+    // Commander reports an InvalidArgumentError as a usage mistake (exit code 2).
+    if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError(`${option} takes a number of seconds between 0 and 86400.`);
     return n;
   };
 }
