@@ -10,7 +10,7 @@ import type { ApiVersion, OperationDef, PropDef } from '../catalog/model.js';
 import { isLifecycleVersion, managementVersion } from '../catalog/versions.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { type Identity, parseReference } from '../core/identity.js';
-import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound } from '../core/problems.js';
+import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound, unavailable } from '../core/problems.js';
 import type { Domain } from '../domain/domain.js';
 import { nameProblem } from '../config/validate.js';
 import type { RuntimeCollections } from '../operations/collections.js';
@@ -26,6 +26,7 @@ import type { Authentication } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
+import { describeTarget } from './describe.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -87,8 +88,42 @@ interface Place {
   shape: Shape;
 }
 
+/** Trees only the administration server serves (a managed server's own listener answers 404). */
+const ADMIN_ONLY_TREES: ReadonlySet<string> = new Set(['edit', 'domainConfig', 'domainRuntime']);
+
+/** Whether a server answers requests: its state, and ready while it is RUNNING (container probes). */
+export interface Readiness {
+  server: string;
+  state: string;
+  ready: boolean;
+}
+
 export class ManagementApi {
-  constructor(private readonly parts: ApiParts) {}
+  /** `answering`: the managed server whose own listener this interface is served on (none: the administration server). */
+  constructor(
+    private readonly parts: ApiParts,
+    private readonly answering?: string,
+  ) {}
+
+  /**
+   * The interface as a managed server's own listener serves it: `serverRuntime` is that server's,
+   * `serverConfig` the configuration it runs; the edit tree, the domain-wide trees and the
+   * Lifecycle Manager are the administration server's alone.
+   */
+  forServer(server: string): ManagementApi {
+    return new ManagementApi(this.parts, server);
+  }
+
+  /** The server answering through this interface. */
+  get server(): string {
+    return this.answering ?? this.parts.domain.runtime.adminServerName;
+  }
+
+  /** Whether the answering server takes work: ready while RUNNING. */
+  readiness(): Readiness {
+    const state = this.parts.domain.runtime.serverState(this.server);
+    return { server: this.server, state, ready: state === 'RUNNING' };
+  }
 
   // ---- who ----
 
@@ -209,8 +244,23 @@ export class ManagementApi {
     const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined);
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
-    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${describeTarget(target)}.`);
+    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
+    if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(this.describe(target, place.version));
     return this.dispatch(method, caller, target, ctx, input);
+  }
+
+  /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */
+  private describe(target: Target, version: ApiVersion): Record<string, unknown> {
+    return describeTarget(
+      {
+        catalog: this.parts.catalog,
+        collections: this.parts.collections,
+        writerOf: (node) => this.writerOf(node.root),
+        deploys: (owner, prop) => this.deploys(owner, prop),
+      },
+      target,
+      version,
+    );
   }
 
   // ---- applications running on the administration server ----
@@ -218,20 +268,20 @@ export class ManagementApi {
   /** The application whose context root a path's first segment names, when it runs on this server. */
   application(first: string): string | undefined {
     const runtime = this.parts.domain.runtime;
-    const tree = runtime.serverTrees.get(runtime.adminServerName);
+    const tree = runtime.serverTrees.get(this.server);
     return tree?.bean(`applicationRuntimes/${encodeURIComponent(first)}`) ? first : undefined;
   }
 
   /** What an application at its context root says of itself. */
   applicationInfo(app: string): Json {
     const runtime = this.parts.domain.runtime;
-    return { application: app, server: runtime.adminServerName, state: runtime.appIntendedState(app) };
+    return { application: app, server: this.server, state: runtime.appIntendedState(app) };
   }
 
-  /** The connection pools of the administration server's applications. */
+  /** The connection pools of the answering server's applications. */
   get pools() {
     const runtime = this.parts.domain.runtime;
-    return { server: runtime.adminServerName, pools: runtime.pools };
+    return { server: this.server, pools: runtime.pools };
   }
 
   // ---- inside ----
@@ -246,6 +296,7 @@ export class ManagementApi {
     const origin = view?.origin ?? 'http://localhost';
     const shape = full && view?.query ? parseShape(view.query) : {};
     if (at.api === 'lifecycle') {
+      if (this.answering !== undefined) throw notFound('lifecycle');
       if (at.prefix.length > 0) throw notFound(at.prefix[0]!);
       const base = '/management/lifecycle';
       if (at.version === undefined) return { root: trees.versions('lifecycle'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
@@ -264,7 +315,17 @@ export class ManagementApi {
       // The version itself and currentUser.
       return { root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape };
     }
-    const scope = { ...(at.partition !== undefined ? { partition: at.partition } : {}), session: caller.session ?? DEFAULT_SESSION };
+    if (this.answering !== undefined) {
+      if (ADMIN_ONLY_TREES.has(tree)) throw notFound(tree);
+      // Between a server's stop and its listener's close, its runtime is gone already.
+      const state = domain.runtime.serverState(this.answering);
+      if (!domain.runtime.serverTrees.has(this.answering)) throw unavailable(`The server '${this.answering}' is ${state}: it does not answer.`, 5);
+    }
+    const scope = {
+      ...(at.partition !== undefined ? { partition: at.partition } : {}),
+      ...(this.answering !== undefined ? { server: this.answering } : {}),
+      session: caller.session ?? DEFAULT_SESSION,
+    };
     const admin = caller.principal.roles.has('Admin');
     // Edit locks whose time ran out are released before anyone sees them.
     if (full) await domain.configService.expireLapsed();
@@ -513,7 +574,7 @@ function fits(expect: 'create' | 'update' | 'invoke' | 'search', target: Target)
   }
 }
 
-function describeTarget(target: Target): string {
+function targetWords(target: Target): string {
   switch (target.kind) {
     case 'bean':
       return 'a bean';
