@@ -126,16 +126,41 @@ test('create and delete wrap edit sessions; describe reads the type of a path', 
   assert.equal(twice.code, 5, twice.err);
 
   const described = ok(await cli(['describe', 'edit/clusters/cliCluster']), 'describe');
-  assert.match(described.out, /^Cluster \(appserver\.management\.configuration\.ClusterMBean\), config\n/);
-  assert.match(described.out, /\nclusterMessagingMode\s+String\s+"unicast"\s+writable\S*\s+multicast, unicast\n/);
+  assert.match(described.out, /^Cluster \(appserver\.management\.configuration\.ClusterMBean\), config in edit\n/);
+  assert.match(described.out, /\nclusterMessagingMode\s+string\s+"unicast"\s+writable,restart\s+multicast, unicast\n/);
   const json = JSON.parse(ok(await cli(['describe', 'domainRuntime/serverLifeCycleRuntimes/ms1', '--json']), 'describe --json').out);
-  assert.equal(json.type, 'appserver.management.runtime.ServerLifeCycleRuntimeMBean');
+  assert.equal(json.source, 'server', 'the server has a description: it comes first');
+  assert.equal(json.typeName, 'appserver.management.runtime.ServerLifeCycleRuntimeMBean');
   const start = json.actions.find((a: { name: string }) => a.name === 'start');
-  assert.deepEqual(start.roles, ['Admin', 'Operator']);
+  assert.deepEqual(start.access.invoke, ['Admin', 'Operator']);
   assert.equal(start.returnsTask, true);
 
   ok(await cli(['delete', 'edit/clusters/cliCluster']), 'delete');
   assert.equal((await srv.admin.get('serverConfig/clusters/cliCluster')).status, 404);
+});
+
+test('describe from the catalog of the client when the server has no description of its own', async () => {
+  // A server of an older build: it ignores ?describe and answers with the bean.
+  let asked = '';
+  const older = createServer((req, res) => {
+    asked = req.url ?? '';
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ name: 'c1', type: 'Cluster', links: [] }));
+  });
+  await new Promise<void>((done) => older.listen(0, '127.0.0.1', done));
+  try {
+    const url = `http://127.0.0.1:${(older.address() as AddressInfo).port}`;
+    const r = ok(await cli(['describe', 'edit/clusters/c1', '--url', url]), 'describe from the catalog');
+    assert.match(asked, /^\/management\/appserver\/latest\/edit\/clusters\/c1\?/);
+    assert.match(r.out, /^Cluster \(appserver\.management\.configuration\.ClusterMBean\), config\n/);
+    assert.match(r.out, /described from the catalog this client was built with/);
+    assert.match(r.out, /\nclusterMessagingMode\s+String\s+"unicast"\s+writable,restart\s+multicast, unicast\n/);
+    const json = JSON.parse(ok(await cli(['describe', 'edit/clusters/c1', '--url', url, '--json']), 'describe --json from the catalog').out);
+    assert.equal(json.source, 'catalog');
+    assert.equal(json.type, 'appserver.management.configuration.ClusterMBean');
+  } finally {
+    await new Promise<void>((done) => older.close(() => done()));
+  }
 });
 
 test('start and stop follow the task until it ends, without a progress bar when not on a terminal; --timeout bounds the wait (exit 7)', async () => {

@@ -1,7 +1,8 @@
 // `describe`: what a bean's type offers: properties with type, default, legal values, writability
 // and whether a change needs a restart; children; actions with their parameters; who may use it.
-// It reads the bean (for its `type`) and describes it from the facts generated from the catalog
-// this client was built with.
+// The server's own description (`GET <path>?describe`, with the rights its trees judge) comes first;
+// a server without one gets the bean described from the facts generated from the catalog this
+// client was built with (the bean's `type` field picks the type).
 import type { AppserverClient } from '../../client/index.js';
 import { AppserverError } from '../../client/index.js';
 import type { TypeFacts } from '../../client/facts-format.js';
@@ -17,7 +18,11 @@ export interface Description {
 
 const short = (javaType: string) => javaType.replace(/^java\.(lang|util)\./, '').replace(/^appserver\.[a-z.]+\./, '');
 
+type Json = Record<string, unknown>;
+
 export async function describePath(client: AppserverClient, path: string): Promise<Description> {
+  const fromServer = await serverDescription(client, path);
+  if (fromServer) return { json: { ...fromServer, source: 'server' }, text: renderServer(fromServer) };
   const body = await client.get(path, { links: [] });
   const items = (body as { items?: unknown }).items;
   const wireType = !Array.isArray(items) && typeof body.type === 'string' ? body.type : undefined;
@@ -70,4 +75,70 @@ function render(path: string, name: string, f: TypeFacts, collection: boolean): 
     );
   }
   return { json, text };
+}
+
+/** The server's description of the path, or undefined when it has none (an older server reads `?describe` as a plain GET). */
+async function serverDescription(client: AppserverClient, path: string): Promise<Json | undefined> {
+  const q = path.includes('?') ? '&describe' : '?describe';
+  let body: Json;
+  try {
+    body = (await client.request('GET', `${path}${q}`)).body as Json;
+  } catch (err) {
+    // A server that refuses the parameter has no descriptions; anything else (404, 401) is the answer.
+    if (err instanceof AppserverError && err.status === 400 && /describe/.test(err.message)) return undefined;
+    throw err;
+  }
+  const described = (typeof body.typeName === 'string' && Array.isArray(body.properties)) || Array.isArray(body.types) || Array.isArray(body.overloads);
+  return described ? body : undefined;
+}
+
+const list = (v: unknown): string => (Array.isArray(v) ? v.map((x) => String(x)).join(', ') : '');
+const str = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+function renderServer(d: Json): string {
+  if (Array.isArray(d.types)) {
+    const head = `${str(d.kind)} ${str(d.child)} of ${str(d.of)}, holding ${d.types.length === 1 ? 'one type' : `${d.types.length} types`}\n`;
+    return head + (d.types as Json[]).map((t) => `\n${renderServerBean(t)}`).join('');
+  }
+  if (Array.isArray(d.overloads)) return `Action ${str(d.name)} of ${str(d.on)}${d.description ? `: ${str(d.description)}` : ''}\n` + actionsTable([d]);
+  return renderServerBean(d);
+}
+
+function renderServerBean(d: Json): string {
+  const access = (d.access ?? {}) as Record<string, unknown>;
+  let text = `${str(d.type)} (${str(d.typeName)}), ${str(d.kind)}${d.tree ? ` in ${str(d.tree)}` : ''}\n`;
+  if (d.description) text += `${str(d.description)}\n`;
+  const rights = Object.entries(access).map(([what, roles]) => `${what}: ${list(roles) || 'nobody'}`);
+  if (rights.length > 0) text += `Access: ${rights.join('; ')}\n`;
+  const props = (d.properties ?? []) as Json[];
+  if (props.length > 0) {
+    text += '\n' + table(
+      ['PROPERTY', 'TYPE', 'DEFAULT', 'FLAGS', 'LEGAL VALUES'],
+      props.map((p) => [
+        str(p.name),
+        `${p.references ? `->${str(p.references)}` : str(p.type)}${p.array ? '[]' : ''}${p.unit ? ` (${str(p.unit)})` : ''}`,
+        p.default !== undefined ? JSON.stringify(p.default) : p.derivedDefault ? '(derived)' : '',
+        [p.writable ? 'writable' : 'read-only', p.key ? 'key' : '', p.restartNeeded ? 'restart' : '', p.encrypted ? 'secret' : ''].filter(Boolean).join(','),
+        p.legalValues ? list(p.legalValues) : p.min !== undefined || p.max !== undefined ? `${str(p.min)}..${str(p.max)}` : '',
+      ]),
+    );
+  }
+  const children = (d.children ?? []) as Json[];
+  if (children.length > 0) text += '\n' + table(['CHILD', 'TYPE', 'KIND'], children.map((c) => [str(c.name), str(c.type), str(c.kind)]));
+  const actions = (d.actions ?? []) as Json[];
+  if (actions.length > 0) text += '\n' + actionsTable(actions);
+  return text;
+}
+
+function actionsTable(actions: Json[]): string {
+  return table(
+    ['ACTION', 'PARAMETERS', 'ROLES'],
+    actions.flatMap((a) =>
+      ((a.overloads ?? []) as Json[]).map((o, i) => [
+        i === 0 ? str(a.name) : '',
+        `(${((o.parameters ?? []) as Json[]).map((p) => `${str(p.name)}: ${str(p.type)}${p.array ? '[]' : ''}`).join(', ')})${a.returnsTask ? ' -> task' : o.returns && o.returns !== 'void' ? ` -> ${str(o.returns)}` : ''}`,
+        i === 0 ? list((a.access as Json | undefined)?.invoke) : '',
+      ]),
+    ),
+  );
 }
