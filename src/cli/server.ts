@@ -234,7 +234,8 @@ function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger
       uploadDir: join(opts.dataDir, 'applications'),
       served: (received, sent) => domain.runtime.served.count(endpoints.server, received, sent),
       certificate,
-      logger: log,
+      // One line per server says where it listens (below); Fastify's own line per port is for debugging.
+      logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),
       trustProxy,
       ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
     });

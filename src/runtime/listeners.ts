@@ -145,6 +145,8 @@ export class ServerListeners {
     this.entries.set(server, entry);
     try {
       await entry.opening;
+      const urls = endpoints.endpoints.map((e) => `${e.protocol}://${endpoints.host}:${e.port}`);
+      this.opts.log.info({ server, urls }, `server ${server} listens on ${urls.join(', ') || 'no port (every port is disabled)'}`);
     } catch (err) {
       if (this.entries.get(server) === entry) this.entries.delete(server);
       await this.release(server);
@@ -157,7 +159,9 @@ export class ServerListeners {
     if (!entry) return;
     this.entries.delete(server);
     const handle = await entry.opening.catch(() => undefined);
-    await handle?.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: its listener did not close cleanly`));
+    if (!handle) return;
+    await handle.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: its listener did not close cleanly`));
+    this.opts.log.info({ server }, `server ${server} no longer listens`);
     await this.release(server);
   }
 
