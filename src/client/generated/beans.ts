@@ -12439,6 +12439,8 @@ export interface ChangeManager extends BeanBase {
   mergeNeeded?: boolean;
   /** read-only; default "default" */
   editSession?: string | null;
+  /** read-only */
+  pendingChanges?: unknown[] | null;
 }
 /** appserver.management.rest.bean.model.CurrentUser (`type`: "CurrentUser"; rest). */
 export interface CurrentUser extends BeanBase {
@@ -22269,7 +22271,7 @@ export interface BeanActions {
     lookupAvailableTarget: { name: string };
   };
   "appserver.management.rest.ChangeManager": {
-    activate: Record<string, never>;
+    activate: Record<string, never> | { dryRun: boolean };
     cancelEdit: Record<string, never>;
     forceCancelEdit: Record<string, never>;
     forceResolve: Record<string, never>;
