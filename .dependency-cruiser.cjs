@@ -66,6 +66,7 @@ module.exports = {
       from: { path: '^src/metrics/' },
       to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'tree', 'behaviour', 'interchange', 'http', 'cli') },
     },
+    { name: 'console-is-files', severity: 'error', comment: 'The console is a page over the public interface; the server only serves its files.', from: { path: '^src/console/' }, to: { path: '^src/', pathNot: '^src/(console|core)/' } },
     { name: 'browse-is-presentation', severity: 'error', comment: 'The HTML view lays out JSON bodies; it knows nothing of the domain.', from: { path: '^src/browse/' }, to: { path: '^src/', pathNot: '^src/(browse|core)/' } },
     {
       name: 'client-speaks-http-only',

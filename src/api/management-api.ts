@@ -343,7 +343,7 @@ export class ManagementApi {
     const [tree, ...segments] = at.rest;
     if (tree === undefined || !isManagementTree(tree)) {
       // The version itself and currentUser.
-      return fixed({ root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape });
+      return fixed({ root: trees.version(version, caller.principal.user, at.partition, caller.principal.roles), segments: at.rest, version, urls, shape });
     }
     if (this.answering !== undefined) {
       if (ADMIN_ONLY_TREES.has(tree)) throw notFound(tree);

@@ -69,9 +69,10 @@ export class Trees {
   }
 
   /** A version of the management interface, for `user` in the request's partition. */
-  version(version: ApiVersion, user: string, partition: string | undefined): TreeRoot {
+  version(version: ApiVersion, user: string, partition: string | undefined, roles: Iterable<string> = []): TreeRoot {
     const p = partition === undefined ? undefined : this.domain.topology().partitions().find((x) => x.name === partition);
-    const caller = p ? { user, partitionId: String(p.values.partitionID ?? p.name), partitionName: p.name } : { user, partitionId: '0', partitionName: 'DOMAIN' };
+    const held = ROLE_ORDER.filter((r) => new Set(roles).has(r));
+    const caller = p ? { user, partitionId: String(p.values.partitionID ?? p.name), partitionName: p.name, roles: held } : { user, partitionId: '0', partitionName: 'DOMAIN', roles: held };
     return versionRoot(this.catalog, version, caller);
   }
 
@@ -239,10 +240,15 @@ export function versionListRoot(catalog: Catalog, api: Api): TreeRoot {
 }
 
 /** The caller as `currentUser` shows it. */
+/** Roles in the order people name them. */
+const ROLE_ORDER = ['Admin', 'Deployer', 'Operator', 'Monitor'];
+
 export interface Caller {
   user: string;
   partitionId: string;
   partitionName: string;
+  /** The caller's roles (ours: the product does not say them; a console needs them to offer only what is allowed). */
+  roles: string[];
 }
 
 /**

@@ -3,6 +3,7 @@
 import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
+import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -201,6 +202,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url)) return;
+    // The console's files hold no data: the page signs in by itself and sends credentials on its calls.
+    if (isConsoleUrl(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below).
     request.wantsHtml = request.url.startsWith('/management/') && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
     if (!isMetrics(request.url) && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
@@ -271,6 +274,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
 
   // The HTML view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
+  // A script with its own sign-in form (the console) asks not to be challenged, so a wrong
+  // password shows in its form instead of a browser dialog.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 401 && request.headers['x-requested-with'] === 'XMLHttpRequest') reply.removeHeader('www-authenticate');
+    return payload;
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.wantsHtml || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
     const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
@@ -317,6 +326,21 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
   readyRoute(app, deps.api);
+  // The console: a page, its script and style sheet, and the UI library it is written with.
+  const serveConsole = async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!.slice(CONSOLE_PATH.length);
+    // The page's relative URLs need the trailing slash.
+    if (path === '') return reply.redirect(`${CONSOLE_PATH}/`, 302);
+    const asset = consoleAsset(path);
+    if (!asset) throw notFound(request.url);
+    return reply
+      .header('content-type', asset.type)
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+      .send(asset.body);
+  };
+  app.get(CONSOLE_PATH, serveConsole);
+  app.get(`${CONSOLE_PATH}/*`, serveConsole);
   // The browsable view's script and style sheet.
   app.get(`${BROWSE_ASSETS}/:file`, async (request, reply) => {
     const asset = browseAsset((request.params as { file: string }).file);

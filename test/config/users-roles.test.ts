@@ -114,7 +114,7 @@ describe('a Monitors user made over HTTP', () => {
   test('currentUser names the new user', async () => {
     const r = await monitor.get('currentUser?links=none');
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json, { partitionId: '0', partitionName: 'DOMAIN', user: 'monitor1' });
+    assert.deepEqual(r.json, { partitionId: '0', partitionName: 'DOMAIN', user: 'monitor1', roles: ['Monitor'] });
   });
 
   test('monitor1 can read at once', async () => {

@@ -232,7 +232,7 @@ describe('the version lists and the management version', () => {
     ]);
   });
 
-  const caller: Caller = { user: 'u1', partitionId: 'id-1', partitionName: 'partition1' };
+  const caller: Caller = { user: 'u1', partitionId: 'id-1', partitionName: 'partition1', roles: ['Monitor'] };
 
   test('a management version links its five trees and currentUser, and offers no search', () => {
     const root = versionRoot(catalog, 'legacy', caller);
@@ -257,6 +257,6 @@ describe('the version lists and the management version', () => {
       'canonical /partition1/management/appserver/latest/currentUser',
     ]);
     const { links: _l, ...fields } = body;
-    assert.deepEqual(fields, { partitionId: 'id-1', partitionName: 'partition1', user: 'u1' });
+    assert.deepEqual(fields, { partitionId: 'id-1', partitionName: 'partition1', user: 'u1', roles: ['Monitor'] });
   });
 });

@@ -49,6 +49,8 @@ export const versionTypes: Record<string, CatalogType> = {
       { n: 'partitionId', t: STRING },
       { n: 'partitionName', t: STRING },
       { n: 'user', t: STRING },
+      // Ours: the caller's roles (Admin, Deployer, Operator, Monitor), for consoles and scripts.
+      { n: 'roles', t: STRING, a: 1 },
     ],
   },
 };
