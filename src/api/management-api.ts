@@ -27,6 +27,7 @@ import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/res
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
 import { describeTarget } from './describe.js';
+import { InterfaceDocuments } from './openapi.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -89,6 +90,8 @@ interface Place {
 }
 
 export class ManagementApi {
+  private documents?: InterfaceDocuments;
+
   constructor(private readonly parts: ApiParts) {}
 
   // ---- who ----
@@ -213,6 +216,24 @@ export class ManagementApi {
     if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
     if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(this.describe(target, place.version));
     return this.dispatch(method, caller, target, ctx, input);
+  }
+
+  /**
+   * The OpenAPI document of the management version `segment` names (`latest`, `12.2.1.0`...), built
+   * on first use and kept; `sessionHeader` is the header that names an edit session, `pause` lets
+   * other requests be answered while it is built.
+   */
+  openapi(segment: string, sessionHeader: string, pause?: () => Promise<void>): Promise<Record<string, unknown>> {
+    const version = managementVersion(segment);
+    if (!version) throw notFound(segment);
+    this.documents ??= new InterfaceDocuments({
+      catalog: this.parts.catalog,
+      collections: this.parts.collections,
+      writers: this.parts.writers,
+      deploys: (owner, prop) => deploysThrough(this.parts.domain.behaviours, owner, prop.name),
+      sessionHeader,
+    });
+    return this.documents.openapi(version, pause);
   }
 
   /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */

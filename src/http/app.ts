@@ -10,6 +10,7 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
+import { isDocument, registerDocuments } from './documents.js';
 import { parseTrustedProxies } from './origin.js';
 import { LoopLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
@@ -177,7 +178,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       }
       return;
     }
-    if (!isMetrics(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    if (!isMetrics(request.url) && !isDocument(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -271,6 +272,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
+  // The OpenAPI documents and the API reference page.
+  registerDocuments(app, deps.api);
   app.all('/*', handle);
   return app;
 }
