@@ -25,7 +25,8 @@ program
     'IP addresses or CIDR ranges (comma-separated, repeatable) of proxies whose X-Forwarded-Proto and X-Forwarded-Host are believed (default: none)',
     (value: string, list: string[] = []) => [...list, value],
   )
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[] }) => {
+  .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; control?: boolean }) => {
     const server = await startServer({
       host: opts.host,
       port: opts.port,
@@ -35,6 +36,7 @@ program
       ...(opts.store ? { store: opts.store } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
+      ...(opts.control ? { control: true } : {}),
     });
     const stop = async () => {
       await server.close();

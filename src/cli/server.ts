@@ -7,7 +7,8 @@ import type { DomainSize } from '../domain/generate.js';
 import type { Secrets } from '../config/secrets.js';
 import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
-import type { Scheduler } from '../core/clock.js';
+import { ControlledScheduler, type Scheduler, clockControlOf } from '../core/clock.js';
+import { Control } from '../control/control.js';
 import { composeApi } from '../api/compose.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
@@ -55,6 +56,18 @@ export interface ServerOptions {
   uploads?: Partial<UploadLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /**
+   * Serve the control interface (faults, clock, snapshots, journal) at /management/appserver-control
+   * (default: APPSERVER_CONTROL=1). Its clock can then be frozen and advanced, unless `scheduler` is given.
+   */
+  control?: boolean;
+}
+
+/** Whether the control interface is served: the option, else APPSERVER_CONTROL=1 (or `true`). */
+export function controlEnabled(opts: { control?: boolean }): boolean {
+  if (opts.control !== undefined) return opts.control;
+  const env = process.env.APPSERVER_CONTROL?.trim().toLowerCase();
+  return env === '1' || env === 'true';
 }
 
 export interface RunningServer {
@@ -65,6 +78,8 @@ export interface RunningServer {
   api: ManagementApi;
   /** What the server found wrong at start-up without stopping (printed unless quiet). */
   warnings: string[];
+  /** The control interface, when served. */
+  control?: Control;
   close(): Promise<void>;
 }
 
@@ -99,6 +114,8 @@ export interface OpenManagement {
   metrics: AdminMetrics;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
+  /** The control interface, when enabled. */
+  control?: Control;
   /** How a generated administrator password was given out, if one was. */
   passwordMessage(): string | undefined;
   close(): Promise<void>;
@@ -118,6 +135,9 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   prepareDataDir(opts.dataDir);
   const store = openStore(opts.dataDir, opts.store);
   const password = passwordReveal(opts.dataDir, passwordOutput(opts));
+  const control = controlEnabled(opts);
+  // The control interface's clock follows the wall clock until a test freezes it.
+  const scheduler = opts.scheduler ?? (control ? new ControlledScheduler() : undefined);
   const opened = await openDomain(catalog, store, {
     log,
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
@@ -128,9 +148,10 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     givenKey: given,
     revealPassword: password.reveal,
     ...(opts.template ? { template: opts.template } : {}),
-    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(scheduler ? { scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
   });
+  const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.scheduler)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
   return {
@@ -139,6 +160,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     stats,
     metrics: composed.metrics,
     warnings,
+    ...(controller ? { control: controller } : {}),
     passwordMessage: password.message,
     close: async () => {
       composed.close();
@@ -156,7 +178,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const uploadDir = join(opts.dataDir, 'applications');
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, {
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
       logger: log,
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),
@@ -191,6 +213,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     domain: open.domain,
     api: open.api,
     warnings,
+    ...(open.control ? { control: open.control } : {}),
     close: async () => {
       await app.close();
       await open.close();

@@ -75,6 +75,7 @@ export class TaskEngine implements TreeSource {
   }
 
   private make(ownerKey: string, collection: string, identity: string[], name: string, type: string, fields: Record<string, unknown>, style: 'task' | 'deployment'): Task {
+    const generation = this.generation;
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const now = this.scheduler.now();
@@ -108,6 +109,8 @@ export class TaskEngine implements TreeSource {
       local: true,
       finish: (error?: string) => {
         if (task.values.completed) return;
+        // A task of the tasks a restored snapshot replaced ends unseen.
+        if (generation !== this.generation) return settle();
         const end = this.scheduler.now();
         const outcome =
           style === 'task'
@@ -179,6 +182,20 @@ export class TaskEngine implements TreeSource {
       Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
     }
     if (orphans.length > 0) this.onSave(orphans);
+  }
+
+  /** Bumped when every task is replaced: tasks made before it no longer change anything. */
+  private generation = 0;
+
+  /**
+   * Replaces every task with those of a restored snapshot. Tasks that were running in it are failed
+   * (nothing runs them now); tasks running here until now end without a trace.
+   */
+  replace(rows: Parameters<TaskEngine['load']>[0]): void {
+    this.generation++;
+    this.collections.clear();
+    this.byKey.clear();
+    this.load(rows, true);
   }
 
   /** Tasks numbered in a collection so far (the next one's number), kept as tasks are purged. */

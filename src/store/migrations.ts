@@ -45,4 +45,9 @@ export const MIGRATIONS: Migration[] = [
          locked_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (kind, key))`,
     ],
   },
+  {
+    version: 4,
+    // Saved states of the whole domain (the control interface's snapshots), one JSON document each.
+    sql: () => ['CREATE TABLE snapshots (name TEXT PRIMARY KEY, created BIGINT NOT NULL, bytes BIGINT NOT NULL, data TEXT NOT NULL)'],
+  },
 ];
