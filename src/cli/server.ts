@@ -205,6 +205,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const admin = open.passwordMessage();
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
+    if (open.control) out.write(`  control interface (faults, clock, snapshots, journal) at http://${host}:${port}/management/appserver-control\n`);
     out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
   }
   return {

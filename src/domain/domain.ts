@@ -19,6 +19,9 @@ import type { LockoutPolicy } from '../security/lockout.js';
 import type { SecurityService } from '../security/service.js';
 import type { DomainRows, Store } from '../store/store.js';
 import { entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
+import { failUnfinished } from '../runtime/tasks.js';
+
+const RESTORED_TASK = 'The domain was restored from a snapshot saved while this task ran; nothing runs it any more.';
 import type { BeanTree } from '../tree/records.js';
 import type { ClusterCoordinator } from './coordinator.js';
 
@@ -174,13 +177,17 @@ export class Domain implements DomainParts {
     const state = entriesToState(Object.fromEntries(rows.runtime.map(([k, data]) => [k, JSON.parse(data) as unknown])));
     settleInterrupted(state);
     const runtime = Object.entries(stateToEntries(state)).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
+    // Unfinished tasks fail before they are written, so the store and this server agree at once.
+    const tasks = rows.tasks.map(([key, collection, ord, type, data]) => ({ key, collection, ord, type, values: JSON.parse(data) as Record<string, unknown> }));
+    for (const t of tasks) if (!t.values.completed) failUnfinished(t.values, RESTORED_TASK);
+    const taskRows = tasks.map((t) => [t.key, t.collection, t.ord, t.type, JSON.stringify(t.values)] as DomainRows['tasks'][number]);
     const version = this.configService.version + 1;
-    await this.store.replaceDomainRows({ ...rows, runtime }, version);
+    await this.store.replaceDomainRows({ ...rows, runtime, tasks: taskRows }, version);
     const beans = rows.beans.map(([key, collection, name, ord, type, data]) => ({ key, collection, name, ord, type, values: JSON.parse(data) as Record<string, unknown> }));
     await this.configService.replaceAll(beans, version);
     await this.persistence.reload();
     this.runtime.rebuild(this.topology());
-    this.tasks.replace(rows.tasks.map(([key, collection, ord, type, data]) => ({ key, collection, ord, type, values: JSON.parse(data) as Record<string, unknown> })));
+    this.tasks.replace(tasks);
     await this.lifecycle.reload();
     this.runtime.refreshEditSessions();
     this.persistence.saveState();

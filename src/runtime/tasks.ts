@@ -27,6 +27,12 @@ export interface Task {
   finish(error?: string): void;
 }
 
+/** Marks a task nobody runs any more as failed, with its reason. */
+export function failUnfinished(values: Record<string, unknown>, error: string): void {
+  Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
+  Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
+}
+
 const DEPLOYMENT = 'appserver.management.runtime.DeploymentProgressObjectMBean';
 
 /** Most tasks kept per owner; the oldest completed ones go first. */
@@ -175,12 +181,7 @@ export class TaskEngine implements TreeSource {
       const parent = this.byKey.get(t.collection.slice(0, t.collection.lastIndexOf('/subTasks')));
       if (t.collection.endsWith('/subTasks') && parent && !parent.subTasks.includes(t)) parent.subTasks.push(t);
     }
-    for (const t of orphans) {
-      const values = t.values;
-      const error = 'The server stopped before this task completed.';
-      Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
-      Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
-    }
+    for (const t of orphans) failUnfinished(t.values, 'The server stopped before this task completed.');
     if (orphans.length > 0) this.onSave(orphans);
   }
 
@@ -188,14 +189,14 @@ export class TaskEngine implements TreeSource {
   private generation = 0;
 
   /**
-   * Replaces every task with those of a restored snapshot. Tasks that were running in it are failed
-   * (nothing runs them now); tasks running here until now end without a trace.
+   * Replaces every task with those of a restored snapshot (whose unfinished tasks were failed:
+   * nothing runs them now); tasks running here until now end without a trace.
    */
   replace(rows: Parameters<TaskEngine['load']>[0]): void {
     this.generation++;
     this.collections.clear();
     this.byKey.clear();
-    this.load(rows, true);
+    this.load(rows, false);
   }
 
   /** Tasks numbered in a collection so far (the next one's number), kept as tasks are purged. */

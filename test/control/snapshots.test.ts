@@ -85,6 +85,7 @@ test('a task running when its snapshot was saved comes back failed, its server w
   assert.equal(await lcState('ms2'), 'SHUTDOWN');
   const task = await completed(srv.admin, stop);
   assert.equal(task.taskStatus, 'FAILED');
+  assert.match(task.taskError.message, /restored from a snapshot saved while this task ran/);
   // The shutdown's own timer, still pending when restored, changes nothing now.
   srv.scheduler!.advance(5000);
   assert.equal((await srv.admin.get(stop)).json.taskStatus, 'FAILED');
