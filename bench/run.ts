@@ -6,6 +6,7 @@ import { benchAbuse } from './abuse.js';
 import { benchControl } from './control.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
+import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
 
@@ -17,6 +18,9 @@ for (const store of benchStores()) {
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
 }
+
+// Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).
+all.push(['listeners SQLite', () => benchListeners()]);
 
 const filter = process.argv[2];
 for (const [name, run] of all) if (!filter || name.includes(filter)) await run();

@@ -224,6 +224,11 @@ export class Faults implements FaultHooks {
     return this.fire(['slow'], (f) => f.scope.server === server)?.latencyMs ?? 0;
   }
 
+  /** Milliseconds a request to the server's own ports waits (a slow server; each request is one use). */
+  serverLatency(server: string): number {
+    return this.lifecycleDelay(server);
+  }
+
   hungUntil(server: string): number | undefined {
     // Not a use: a hang holds every step until it ends.
     for (const f of this.faults.values()) if (f.kind === 'hang' && f.scope.server === server && this.active(f)) return f.expiresAt;

@@ -41,6 +41,8 @@ export interface DomainParts {
   security: SecurityService;
   persistence: RuntimePersistence;
   coordinator: ClusterCoordinator;
+  /** This process among the servers sharing the store (its heartbeats, tasks and leases). */
+  instance: string;
 }
 
 /** The snapshot of the domain as it was created (never listed; names given by people cannot start with '#'). */
@@ -61,6 +63,7 @@ export class Domain implements DomainParts {
   readonly security: SecurityService;
   readonly persistence: RuntimePersistence;
   readonly coordinator: ClusterCoordinator;
+  readonly instance: string;
 
   constructor(parts: DomainParts) {
     this.log = parts.log;
@@ -77,6 +80,7 @@ export class Domain implements DomainParts {
     this.security = parts.security;
     this.persistence = parts.persistence;
     this.coordinator = parts.coordinator;
+    this.instance = parts.instance;
     this.wire();
   }
 

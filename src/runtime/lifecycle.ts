@@ -46,7 +46,19 @@ function alreadyThere(what: string, state: string, op: string, t: Transition): s
   return `${what} is already ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`;
 }
 
+/** States a start ends in: the server serves requests on its own ports from then on. */
+const SERVING: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY']);
+
+/**
+ * What must succeed before a starting server reaches a running state: its listeners bind their
+ * ports. A rejection fails the start task with the rejection's message, and the server FAILED.
+ */
+export type StartGate = (server: string) => Promise<void>;
+
 export class Lifecycles {
+  /** Set when the process opens managed servers' listeners (`serve`); tests of the model run without. */
+  startGate?: StartGate;
+
   constructor(
     private readonly engine: RuntimeEngine,
     private readonly tasks: TaskEngine,
@@ -88,8 +100,16 @@ export class Lifecycles {
         return;
       }
       // A forced operation may have overtaken this one: only the transition still in progress ends.
-      if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, (failure === undefined ? t.to : 'FAILED') as ServerState);
-      task.finish(failure);
+      const finish = (error: string | undefined) => {
+        if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, (error === undefined ? t.to : 'FAILED') as ServerState);
+        task.finish(error);
+      };
+      const gate = t.via === 'STARTING' && SERVING.has(t.to) && failure === undefined ? this.startGate : undefined;
+      if (!gate) return finish(failure);
+      gate(name).then(
+        () => finish(undefined),
+        (err: unknown) => finish(`Server '${name}' failed to start: ${err instanceof Error ? err.message : String(err)}`),
+      );
     };
     this.scheduler.after(this.timings[t.timing] + faults.lifecycleDelay(name), end);
     return task;

@@ -47,6 +47,11 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 4,
+    // Servers sharing a store: which one opens each running managed server's ports (one at a time).
+    sql: () => ['CREATE TABLE listener_leases (server TEXT PRIMARY KEY, owner TEXT NOT NULL, since BIGINT NOT NULL)'],
+  },
+  {
+    version: 5,
     // Saved states of the whole domain (the control interface's snapshots), one JSON document each.
     sql: () => ['CREATE TABLE snapshots (name TEXT PRIMARY KEY, created BIGINT NOT NULL, bytes BIGINT NOT NULL, data TEXT NOT NULL)'],
   },

@@ -27,7 +27,11 @@ export interface ControlServer {
   stop(): Promise<void>;
 }
 
-export async function startControlServer(opts: { manual?: boolean; control?: boolean; timings?: Partial<LifecycleTimings> } = {}): Promise<ControlServer> {
+/**
+ * Managed servers open their own ports only when `portOffset` is given (tests share the host, see
+ * support/ports.ts).
+ */
+export async function startControlServer(opts: { manual?: boolean; control?: boolean; timings?: Partial<LifecycleTimings>; portOffset?: number } = {}): Promise<ControlServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'appserver-control-'));
   const scheduler = opts.manual === false ? undefined : new ManualScheduler();
   const store = await storeFor(dataDir);
@@ -44,6 +48,7 @@ export async function startControlServer(opts: { manual?: boolean; control?: boo
     ...(opts.timings ? { timings: opts.timings } : {}),
     maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     control: opts.control ?? true,
+    ...(opts.portOffset !== undefined ? { portOffset: opts.portOffset } : { listeners: false }),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const controlUrl = `${origin}/management/appserver-control`;
