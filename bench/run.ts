@@ -8,6 +8,7 @@ import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
+import { benchWorkload } from './workload.js';
 
 const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
@@ -15,6 +16,7 @@ for (const store of benchStores()) {
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
+  all.push([`workload ${store.label}`, () => benchWorkload(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).
