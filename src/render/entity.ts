@@ -45,7 +45,7 @@ export class Renderer {
     return digestTag(this.stateOf(node, ctx));
   }
 
-  /** The entity tag of a collection: a digest of its items' names and states, in order. */
+  /** The entity tag of a collection: a digest of its items' names and what a plain read lists of each, in order. */
   collectionEtag(owner: BeanNode, prop: PropDef, ctx: RenderContext, mount?: Mount): string {
     return this.collectionWithTag(owner, prop, [], ctx, mount, false).etag;
   }
@@ -58,7 +58,7 @@ export class Renderer {
     for (const item of items) {
       const state: unknown[] = [];
       if (render) bodies.push(this.render(item, ctx, true, state));
-      states.push(item.identity[item.identity.length - 1]!, state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx));
+      states.push(item.identity[item.identity.length - 1]!, state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx, true));
     }
     const etag = digestTag(JSON.stringify([prop.name, states]));
     if (!render) return { body: {}, etag };
@@ -81,11 +81,11 @@ export class Renderer {
     return out;
   }
 
-  /** The state of a bean as the text its tag digests, read in full. */
-  private stateOf(node: BeanNode, ctx: RenderContext): string {
+  /** The state of a bean (as an item lists it, with `asItem`) as the text its tag digests, read in full. */
+  private stateOf(node: BeanNode, ctx: RenderContext, asItem = false): string {
     const state: unknown[] = [];
     const full = { ...ctx, shape: {} };
-    this.fields(node, full, undefined, node.root.live?.(node), false, state);
+    this.fields(node, full, undefined, node.root.live?.(node), asItem, state);
     return this.stateText(node, full, state);
   }
 
@@ -106,13 +106,14 @@ export class Renderer {
 
   /**
    * The properties of a bean (no links, no identity) into `out`. `state` (given only with the full
-   * field set) receives every field's value, those an item leaves out included.
+   * field set) receives the value of every field a plain read shows (of a bean, or of an item).
    */
   private fields(node: BeanNode, ctx: RenderContext, out: Json | undefined, live: Record<string, unknown> | undefined, asItem: boolean, state?: unknown[]): void {
     // With a field list, only the fields asked for are looked at (searches ask for a few of many).
     const chosen = ctx.shape.fields ? selected(node, ctx) : node.type.fields[ctx.version];
     for (const p of chosen) {
-      const shown = out !== undefined && (ctx.shape.fields !== undefined || wantsField(ctx.shape, p.name)) && !(asItem && p.detail);
+      if (asItem && p.detail) continue;
+      const shown = out !== undefined && (ctx.shape.fields !== undefined || wantsField(ctx.shape, p.name));
       if (!shown && state === undefined) continue;
       let value: unknown;
       if (live !== undefined && p.name in live) {
