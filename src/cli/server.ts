@@ -143,6 +143,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     secretKey,
     givenKey: given,
     revealPassword: password.reveal,
+    archiveDir: opts.dataDir,
     ...(opts.template ? { template: opts.template } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
@@ -234,7 +235,8 @@ function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger
       uploadDir: join(opts.dataDir, 'applications'),
       served: (received, sent) => domain.runtime.served.count(endpoints.server, received, sent),
       certificate,
-      logger: log,
+      // One line per server says where it listens (below); Fastify's own line per port is for debugging.
+      logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),
       trustProxy,
       ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
     });

@@ -29,6 +29,9 @@ export interface ListenerOptions {
   leaseCheckMs?: number;
 }
 
+/** Listeners opened at the same time when many servers want one (a restart, a take-over). */
+const OPENING_AT_ONCE = 8;
+
 interface Entry {
   signature: string;
   /** The listener once open (undefined: failed or owned elsewhere). */
@@ -111,17 +114,21 @@ export class ServerListeners {
     const wanted = [...states].filter(([name, state]) => REACHABLE.has(state) && !this.entries.has(name)).map(([name]) => name);
     if (wanted.length === 0) return;
     const elsewhere = await this.heldElsewhere();
-    for (const name of wanted) {
-      if (this.closed || elsewhere.has(name) || this.entries.has(name)) continue;
-      if (!(await this.lease(name))) continue;
-      try {
-        await this.start(name, this.engine.endpoints(name));
-      } catch (err) {
-        // A running server that cannot listen (after a restart, a take-over) has failed.
-        this.opts.log.warn({ server: name, err }, `server ${name} cannot listen: ${(err as Error).message}`);
-        if (REACHABLE.has(this.engine.serverState(name))) this.engine.setServerState(name, 'FAILED');
+    const queue = wanted.filter((name) => !elsewhere.has(name));
+    // A few at a time: a lease is a round trip to the store, a port a round trip to the system.
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined && !this.closed; name = queue.shift()) {
+        if (this.entries.has(name) || !(await this.lease(name))) continue;
+        try {
+          await this.start(name, this.engine.endpoints(name));
+        } catch (err) {
+          // A running server that cannot listen (after a restart, a take-over) has failed.
+          this.opts.log.warn({ server: name, err }, `server ${name} cannot listen: ${(err as Error).message}`);
+          if (REACHABLE.has(this.engine.serverState(name))) this.engine.setServerState(name, 'FAILED');
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, queue.length) }, worker));
   }
 
   /** Servers whose lease another live process holds (none without a shared store). */
@@ -145,6 +152,8 @@ export class ServerListeners {
     this.entries.set(server, entry);
     try {
       await entry.opening;
+      const urls = endpoints.endpoints.map((e) => `${e.protocol}://${endpoints.host}:${e.port}`);
+      this.opts.log.info({ server, urls }, `server ${server} listens on ${urls.join(', ') || 'no port (every port is disabled)'}`);
     } catch (err) {
       if (this.entries.get(server) === entry) this.entries.delete(server);
       await this.release(server);
@@ -157,7 +166,9 @@ export class ServerListeners {
     if (!entry) return;
     this.entries.delete(server);
     const handle = await entry.opening.catch(() => undefined);
-    await handle?.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: its listener did not close cleanly`));
+    if (!handle) return;
+    await handle.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: its listener did not close cleanly`));
+    this.opts.log.info({ server }, `server ${server} no longer listens`);
     await this.release(server);
   }
 
