@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { killRunning, runCli } from '../support/cli.js';
+import { execFile } from 'node:child_process';
+import { BIN, cliEnv, killRunning, runCli } from '../support/cli.js';
 import { type RuntimeServer, createUser, pollUntil, startRuntimeServer } from '../support/runtime-server.js';
 
 let srv: RuntimeServer;
@@ -163,6 +164,33 @@ test('describe from the catalog of the client when the server has no description
   }
 });
 
+test('text from the server cannot drive the terminal: control characters are shown escaped', async () => {
+  const hostile = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.includes('nosuch')) {
+      res.statusCode = 404;
+      res.end(JSON.stringify({ status: 404, title: 'FAILURE', detail: 'gone\u001b]0;pwned\u0007' }));
+      return;
+    }
+    res.end(JSON.stringify({ name: 'x\u001b[2J\u001b[31mred', notes: 'a\u009bb', links: [] }));
+  });
+  await new Promise<void>((done) => hostile.listen(0, '127.0.0.1', done));
+  try {
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const table = ok(await cli(['get', 'edit/servers/x', '--url', url]), 'get from a hostile server');
+    assert.doesNotMatch(table.out, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(table.out));
+    assert.match(table.out, /x\\u001b\[2J\\u001b\[31mred/);
+    assert.match(table.out, /a\\u009bb/);
+    const err = await cli(['get', 'edit/servers/nosuch', '--url', url]);
+    assert.equal(err.code, 4);
+    assert.doesNotMatch(err.err, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(err.err));
+    // For scripts, JSON escapes them itself.
+    assert.equal(JSON.parse(ok(await cli(['get', 'edit/servers/x', '--url', url, '--json']), 'json').out).name, 'x\u001b[2J\u001b[31mred');
+  } finally {
+    await new Promise<void>((done) => hostile.close(() => done()));
+  }
+});
+
 test('start and stop follow the task until it ends, without a progress bar when not on a terminal; --timeout bounds the wait (exit 7)', async () => {
   const tasks = 'domainRuntime/serverLifeCycleRuntimes/ms1/tasks?links=none&fields=name,completed';
   const running = async () => ((await srv.admin.get(tasks)).json.items as { completed: boolean }[]).filter((t) => !t.completed).length;
@@ -262,6 +290,26 @@ test('completion: the bash script calls back the CLI, which completes tree roots
   assert.ok(children.every((c) => c.startsWith('edit/se')), children.join(' '));
   assert.deepEqual(ok(await cli(['__complete', 'get', 'edit/servers/m']), 'items').out.split('\n').filter(Boolean), ['edit/servers/ms1/', 'edit/servers/ms2/']);
   assert.deepEqual(ok(await cli(['__complete', 'start', 'ms']), 'servers').out.split('\n').filter(Boolean), ['ms1', 'ms2']);
+  const actions = ok(await cli(['__complete', 'action', 'get', 'domainRuntime/serverLifeCycleRuntimes/ms1']), 'actions').out.split('\n').filter(Boolean);
+  assert.deepEqual(actions, ['getIPv4URL', 'getIPv6URL']);
+
+  // The script itself, in bash, calling back the built CLI through a launcher named like the command.
+  const dir = mkdtempSync(join(tmpdir(), 'appserver-cli-bash-'));
+  try {
+    const launcher = join(dir, 'appserver-admin');
+    writeFileSync(launcher, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });
+    const complete = (...words: string[]) =>
+      new Promise<string[]>((done, fail) => {
+        const line = `eval "$(${launcher} completion bash)"; COMP_WORDS=(${[launcher, ...words].map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _appserver_admin_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        execFile('bash', ['-c', line], { env: cliEnv(env()) as NodeJS.ProcessEnv, timeout: 60_000 }, (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout.split('\n').filter(Boolean))));
+      });
+    assert.deepEqual(await complete('st'), ['start', 'stop']);
+    assert.deepEqual(await complete('get', 'edit/servers/'), ['edit/servers/AdminServer/', 'edit/servers/ms1/', 'edit/servers/ms2/']);
+    assert.deepEqual(await complete('invoke', 'domainRuntime/serverLifeCycleRuntimes/ms1', 'getIPv'), ['getIPv4URL', 'getIPv6URL']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
   // No server: completion offers nothing and says nothing.
   const quiet = await cli(['__complete', 'get', 'edit/se'], { APPSERVER_URL: 'http://127.0.0.1:1' });
   assert.equal(quiet.out + quiet.err, '');
