@@ -25,6 +25,11 @@ describe('the HTML view in a browser', { skip }, () => {
   });
 
   const ready = async () => page.waitForSelector('body[data-ready="true"]');
+  /** Clicks a button whose success reloads the page, and waits for the new page to be ready. */
+  const clickAndReload = async (selector: string) => {
+    await Promise.all([page.waitForEvent('load'), page.locator(selector).click()]);
+    await ready();
+  };
   // Each test starts without an edit session, whatever the one before left.
   beforeEach(async () => {
     await call(`${srv.latest}/edit/changeManager/cancelEdit`, { method: 'POST', body: {}, headers: { 'x-requested-by': 'test' } });
@@ -53,24 +58,18 @@ describe('the HTML view in a browser', { skip }, () => {
     assert.match(await page.locator('#change-center').innerText(), /No edit session is open/);
     // Without a session there is nothing to type into.
     assert.equal(await page.locator('td[data-property="notes"] input').count(), 0);
-    await page.locator('#start-edit').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#start-edit');
     assert.match(await page.locator('#change-center').innerText(), /held by admin/);
     await page.locator('td[data-property="notes"] input').fill('Changed in a browser');
     await page.locator('td[data-property="listenPort"] input').fill('7013');
-    await page.locator('#save').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#save');
     const pending = await page.locator('#change-center').innerText();
     assert.match(pending, /not yet activated/);
     assert.match(pending, /listenPort/);
     assert.match(pending, /7013/);
     // Nothing is activated yet: the configuration still has the old values.
     assert.equal((await call(`${srv.latest}/domainConfig/servers/ms1?fields=notes,listenPort&links=none`)).json.listenPort, 7003);
-    await page.locator('#activate').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#activate');
     assert.match(await page.locator('#change-center').innerText(), /No edit session is open/);
     const activated = (await call(`${srv.latest}/domainConfig/servers/ms1?fields=notes,listenPort&links=none`)).json;
     assert.deepEqual(activated, { notes: 'Changed in a browser', listenPort: 7013 });
@@ -82,16 +81,12 @@ describe('the HTML view in a browser', { skip }, () => {
   test('a bad value is refused with the server\'s words and nothing is saved', async () => {
     await page.goto(`${srv.latest}/edit/servers/ms2`);
     await ready();
-    await page.locator('#start-edit').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#start-edit');
     await page.locator('td[data-property="listenPort"] input').fill('-5');
     await page.locator('#save').click();
     const error = await page.locator('.notice.error').innerText();
     assert.match(error, /listenPort/);
-    await page.locator('#cancel-edit').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#cancel-edit');
     assert.match(await page.locator('#change-center').innerText(), /No edit session is open/);
     assert.equal((await call(`${srv.latest}/domainConfig/servers/ms2?fields=listenPort&links=none`)).json.listenPort, 7005);
   });
@@ -121,17 +116,11 @@ describe('the HTML view in a browser', { skip }, () => {
   test('creates a bean from a collection\'s create form', async () => {
     await page.goto(`${srv.latest}/edit/machines`);
     await ready();
-    await page.locator('#start-edit').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#start-edit');
     await page.locator('#create-form input[name="name"]').fill('machine-from-browser');
-    await page.locator('#create-form button[type="submit"]').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#create-form button[type="submit"]');
     await page.locator('table.items a', { hasText: 'machine-from-browser' }).waitFor();
-    await page.locator('#activate').click();
-    await page.waitForLoadState('load');
-    await ready();
+    await clickAndReload('#activate');
     assert.equal((await call(`${srv.latest}/domainConfig/machines/machine-from-browser?fields=name&links=none`)).status, 200);
   });
 });
