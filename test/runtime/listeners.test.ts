@@ -4,6 +4,7 @@
 // alone; a port closes when its server stops; a port in use fails the start task naming the port;
 // after a restart of the process, running servers listen again.
 import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -275,7 +276,24 @@ function httpsName(p: number): Promise<string> {
   });
 }
 
-test('restartSSLChannels on a running server opens its SSL port, and closes it once SSL is off', async () => {
+/** A GET of ms1's serverRuntime on its plain port through `agent`; whether the connection was an earlier one. */
+function plainGet(agent: Agent): Promise<{ name: string; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`http://localhost:${port(7003)}/management/appserver/latest/serverRuntime?links=none&fields=name`, { agent, headers: { authorization: adminAuth }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ name: JSON.parse(body).name, reused: req.reusedSocket }));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('restartSSLChannels on a running server opens its SSL port, and closes it once SSL is off; the plain port stays open throughout', async () => {
+  // One kept-alive connection to the plain port, used before and after: it is never dropped.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  assert.deepEqual(await plainGet(agent), { name: 'ms1', reused: false });
   const ms1 = 'domainRuntime/serverRuntimes/ms1';
   const ssl = async (enabled: boolean) => {
     assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
@@ -291,7 +309,8 @@ test('restartSSLChannels on a running server opens its SSL port, and closes it o
   assert.equal((await own(7003).get('serverRuntime?links=none&fields=name')).json.name, 'ms1', 'the plain port answers too');
   await ssl(false);
   await pollUntil(() => refused(port(7002)), (r) => r, 'the SSL port closed');
-  assert.equal((await own(7003).get('serverRuntime?links=none&fields=name')).json.name, 'ms1');
+  assert.deepEqual(await plainGet(agent), { name: 'ms1', reused: true }, 'the plain port kept its connection');
+  agent.destroy();
 });
 
 test('after a restart of the process, the servers that were running listen again', async () => {
