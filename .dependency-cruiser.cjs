@@ -58,6 +58,13 @@ module.exports = {
       from: { path: '^src/metrics/' },
       to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'tree', 'behaviour', 'interchange', 'http', 'cli') },
     },
+    {
+      name: 'watch-below-api',
+      severity: 'error',
+      comment: 'The watch journal and hub follow the domain; the API opens watches, HTTP streams them.',
+      from: { path: '^src/watch/' },
+      to: { path: below('api', 'http', 'cli', 'operations', 'domain') },
+    },
     { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
   ],
   options: {

@@ -8,7 +8,8 @@ import type { Secrets } from '../config/secrets.js';
 import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import type { Scheduler } from '../core/clock.js';
-import { composeApi } from '../api/compose.js';
+import { type ApiDependencies, composeApi } from '../api/compose.js';
+import type { WatchApi } from '../api/watch-api.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { buildApp } from '../http/app.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   uploads?: Partial<UploadLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /** Limits of watches (watchers, heartbeat, unread bytes, poll) and the journal's window. */
+  watch?: ApiDependencies['watch'];
 }
 
 export interface RunningServer {
@@ -97,6 +100,8 @@ export interface OpenManagement {
   stats: RequestStats;
   /** The server's own figures, for /metrics. */
   metrics: AdminMetrics;
+  /** Watches of the domain's changes. */
+  watch: WatchApi;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
   /** How a generated administrator password was given out, if one was. */
@@ -132,16 +137,24 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(opts.timings ? { timings: opts.timings } : {}),
   });
   const stats = new RequestStats();
-  const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
+  const composed = composeApi({
+    catalog,
+    domain: opened.domain,
+    stats,
+    dataDir: opts.dataDir,
+    dataDirWarnings: () => permissionWarnings(opts.dataDir),
+    ...(opts.watch ? { watch: opts.watch } : {}),
+  });
   return {
     domain: opened.domain,
     api: composed.api,
     stats,
     metrics: composed.metrics,
+    watch: composed.watch,
     warnings,
     passwordMessage: password.message,
     close: async () => {
-      composed.close();
+      await composed.close();
       await opened.domain.close();
     },
   };
@@ -156,7 +169,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const uploadDir = join(opts.dataDir, 'applications');
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, {
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, uploadDir }, {
       logger: log,
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),

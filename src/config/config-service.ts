@@ -28,6 +28,8 @@ export interface ChangeSummary {
 }
 
 export interface ActivationResult {
+  /** The activation record's id. */
+  id: number;
   version: number;
   changes: ChangeSummary[];
   restartRequired: boolean;
@@ -221,12 +223,14 @@ export class ConfigService {
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     this.recent.push(touchedBy(record.version, changes));
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
-    const result: ActivationResult = { version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
+    const result: ActivationResult = { id: record.id, version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
     for (const l of this.listeners) await l(result);
   }
 
-  onActivation(listener: ActivationListener): void {
-    this.listeners.push(listener);
+  /** `first`: called before the listeners added so far (the watch journal tells of an activation before of what follows from it). */
+  onActivation(listener: ActivationListener, first = false): void {
+    if (first) this.listeners.unshift(listener);
+    else this.listeners.push(listener);
   }
 
   /** Called when a named session is created or destroyed, or its lock changes hands. */
@@ -795,7 +799,7 @@ export class ConfigService {
     s.info.lockExpires = null;
     s.info.baseVersion = nextVersion;
     this.wake();
-    const result: ActivationResult = { version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
+    const result: ActivationResult = { id, version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
     for (const l of this.listeners) await l(result);
     return result;
   }

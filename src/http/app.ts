@@ -17,6 +17,8 @@ import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
+import type { WatchApi } from '../api/watch-api.js';
+import { isWatch, registerWatch } from './watch.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +37,8 @@ export interface AppDependencies {
   uploadDir: string;
   /** The server's own figures: fed with every answer, and served at /metrics with the runtime's. */
   metrics?: AdminMetrics;
+  /** Watches of the domain's changes, served as Server-Sent Events (none when absent). */
+  watch?: WatchApi;
 }
 
 export interface AppOptions {
@@ -177,7 +181,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       }
       return;
     }
-    if (!isMetrics(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -209,13 +213,13 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   // A write without a body is judged before it is handled.
   app.addHook('preHandler', async (request) => {
-    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url)) return;
+    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || (deps.watch && isWatch(request.url))) return;
     await admitWrite(request);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
+    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url) || (deps.watch && isWatch(request.url))) return payload;
     const accepts = await admitWrite(request);
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
@@ -271,6 +275,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
+  if (deps.watch) {
+    registerWatch(app, deps.watch);
+    // Streams end before the server waits for its connections to close.
+    const watch = deps.watch;
+    app.addHook('preClose', async () => watch.closeAll());
+  }
   app.all('/*', handle);
   return app;
 }
@@ -289,7 +299,7 @@ export function treeOf(url: string, application: boolean): string {
   if (segments[at + 1] === 'lifecycle') return 'lifecycle';
   if (segments[at + 1] !== 'appserver') return 'other';
   const tree = segments[at + 3];
-  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
+  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser', 'watch'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
 }
 
 /** Words for the client errors Fastify itself raises (body parsing, media type, size). */

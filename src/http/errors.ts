@@ -15,6 +15,7 @@ const STATUS: Record<ProblemKind, number> = {
   timeout: 408,
   'too-large': 413,
   'unsupported-media-type': 415,
+  'too-many': 429,
   internal: 500,
   'bad-gateway': 502,
   unavailable: 503,

@@ -45,4 +45,12 @@ export const MIGRATIONS: Migration[] = [
          locked_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (kind, key))`,
     ],
   },
+  {
+    version: 4,
+    sql: (d) => [
+      // The watch journal: what changed (activations, runtime states, task progress), numbered in
+      // the order the changes were made, kept for a bounded window (src/watch/journal.ts).
+      `CREATE TABLE watch_events (id ${autoId(d)}, at BIGINT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL)`,
+    ],
+  },
 ];
