@@ -111,7 +111,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   const { window, ...limits } = deps.watch ?? {};
   const journal = new WatchJournal(domain.store, domain.log, window ?? DEFAULT_WINDOW);
   connectSources(journal, { configService: domain.configService, persistence: domain.persistence });
-  const hub = new WatchHub(domain.store, domain.log, limits);
+  const hub = new WatchHub(domain.store, domain.log, limits, journal.window);
   journal.onWritten = () => hub.wake();
   return {
     api,

@@ -1,4 +1,6 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { catalogWithOperations } from '../operations/catalog.js';
 import { openDomain } from '../domain/bootstrap.js';
@@ -167,6 +169,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const open = await openManagement(opts, log);
   const { stats, warnings } = open;
   const uploadDir = join(opts.dataDir, 'applications');
+  // Connections that never carried a request (clients open spare ones, for example after a watch
+  // ends): a stopping server closes them rather than wait for them to time out.
+  const unused = new Set<Socket>();
   let app;
   try {
     app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, uploadDir }, {
@@ -177,8 +182,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
-      socket.once('close', () => stats.openConnections--);
+      unused.add(socket);
+      socket.once('close', () => {
+        stats.openConnections--;
+        unused.delete(socket);
+      });
     });
+    app.server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
     await app.listen({ host: opts.host, port: opts.port });
   } catch (err) {
     await app?.close().catch(() => undefined);
@@ -205,7 +215,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     api: open.api,
     warnings,
     close: async () => {
-      await app.close();
+      const closing = app.close();
+      for (const socket of unused) socket.destroy();
+      await closing;
       await open.close();
     },
   };

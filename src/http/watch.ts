@@ -47,6 +47,8 @@ class EventStream {
       'x-content-type-options': 'nosniff',
       // nginx and similar proxies otherwise hold events back to fill their buffers.
       'x-accel-buffering': 'no',
+      // A stream ends only when the watch does: the connection is not kept for another request.
+      connection: 'close',
     });
     this.res.socket?.setNoDelay(true);
     this.write(`retry: ${RETRY_MS}\n\n`);
@@ -92,7 +94,7 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi): void {
     const res = reply.raw;
     if (request.method === 'HEAD') {
       reply.hijack();
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
       res.end();
       return;
     }
@@ -109,11 +111,12 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi): void {
     try {
       subscription = await watch.watch({ principal: request.principal, address: clientAddress(request) }, filter, {
         event: (e) => stream.event(e.id, e.kind, e),
-        reset: (lastEventId, resumeFrom) =>
+        reset: (lastEventId, resumeFrom, why) =>
           stream.event(resumeFrom, 'reset', {
             lastEventId,
             resumeFrom,
-            detail: `The events after ${lastEventId} are no longer kept: read the resources again, then follow the events after ${resumeFrom}.`,
+            reason: why,
+            detail: `${why === 'expired' ? `The events after ${lastEventId} are no longer kept` : `${lastEventId} is not the id of an event this domain sent`}: read the resources again, then follow the events after ${resumeFrom}.`,
           }),
         heartbeat: () => stream.comment('heartbeat'),
         backlog: () => stream.backlog(),
@@ -151,6 +154,12 @@ function internalError(): Problem {
 function sendRaw(res: ServerResponse, problem: Problem): void {
   if (res.headersSent) return void res.destroy();
   const body = Buffer.from(serialize(problemBody(problem)), 'utf8');
-  res.writeHead(statusOf(problem), { 'content-type': 'application/json', 'content-length': body.length, 'cache-control': 'no-store', ...problemHeaders(problem) });
+  res.writeHead(statusOf(problem), {
+    'content-type': 'application/json',
+    'content-length': body.length,
+    'cache-control': 'no-store',
+    connection: 'close',
+    ...problemHeaders(problem),
+  });
   res.end(body);
 }

@@ -31,8 +31,11 @@ export const DEFAULT_WATCH_LIMITS: WatchLimits = {
 /** Where a watcher's stream goes (the HTTP adapter writes it as Server-Sent Events). */
 export interface WatchSink {
   event(e: WatchEvent): void;
-  /** The events after `lastEventId` are gone: the client must read again, then follow from `resumeFrom`. */
-  reset(lastEventId: number, resumeFrom: number): void;
+  /**
+   * The client cannot resume after `lastEventId` (its events fell out of the window, or the id is
+   * not one of this journal's): it must read again, then follow the events after `resumeFrom`.
+   */
+  reset(lastEventId: number, resumeFrom: number, why: 'expired' | 'unknown'): void;
   heartbeat(): void;
   /** Bytes written that the client has not taken yet. */
   backlog(): number;
@@ -69,6 +72,7 @@ export class WatchHub {
   /** Events handed out recently, oldest first; they cover the ids after `recentFloor`. */
   private recent: StoredWatchEvent[] = [];
   private recentFloor = 0;
+  private readonly recentMax: number;
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private timers: NodeJS.Timeout[] = [];
@@ -79,8 +83,11 @@ export class WatchHub {
     private readonly store: Store,
     private readonly log: Log,
     limits: Partial<WatchLimits> = {},
+    /** The journal's window: events kept in memory for watchers catching up are never more. */
+    window = RECENT,
   ) {
     this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
+    this.recentMax = Math.max(1, Math.min(RECENT, window));
     if (store.shared) store.onWatchEvents(() => this.wake());
   }
 
@@ -152,12 +159,14 @@ export class WatchHub {
     if (w.last > this.cursor) await this.read();
     if (w.last > this.cursor) {
       // Not an id of this journal (another store, or one made anew): start over.
-      this.reset(w);
+      this.reset(w, 'unknown');
       return;
     }
+    // The store says first whether the events after it are still kept (the window is the store's).
+    let asked = false;
     for (;;) {
       if (w.closed) return;
-      if (w.last >= this.recentFloor) {
+      if (asked && w.last >= this.recentFloor) {
         for (const e of this.recent) if (e.id > w.last) this.deliver(w, e);
         w.last = Math.max(w.last, this.cursor);
         w.live = true;
@@ -165,9 +174,10 @@ export class WatchHub {
       }
       const from = w.last;
       const page = await this.store.watchEventsAfter(from, PAGE);
+      asked = true;
       const contiguous = page.events.length > 0 && page.events[0]!.id === from + 1;
       if (from < page.trimmedThrough && !contiguous) {
-        this.reset(w);
+        this.reset(w, 'expired');
         return;
       }
       if (page.events.length === 0) {
@@ -182,8 +192,8 @@ export class WatchHub {
     }
   }
 
-  private reset(w: Watcher): void {
-    w.sink.reset(w.lastEventId ?? 0, this.cursor);
+  private reset(w: Watcher, why: 'expired' | 'unknown'): void {
+    w.sink.reset(w.lastEventId ?? 0, this.cursor, why);
     w.last = this.cursor;
     w.live = true;
   }
@@ -232,7 +242,7 @@ export class WatchHub {
     if (e.id <= this.cursor) return;
     this.cursor = e.id;
     this.recent.push(e);
-    if (this.recent.length > RECENT) this.recentFloor = this.recent.shift()!.id;
+    if (this.recent.length > this.recentMax) this.recentFloor = this.recent.shift()!.id;
     for (const w of this.watchers) if (w.live && !w.closed && e.id > w.last) this.deliver(w, e);
   }
 
