@@ -75,6 +75,22 @@ class EventStream {
     return this.res.writableLength;
   }
 
+  drained(ms: number): Promise<void> {
+    // 'drain' comes only after a write found the buffer full.
+    if (!this.res.writableNeedDrain || this.res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.res.once('drain', done);
+      this.res.once('close', done);
+    });
+  }
+
   end(): void {
     if (!this.res.writableEnded) this.res.end();
   }
@@ -120,6 +136,7 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi): void {
           }),
         heartbeat: () => stream.comment('heartbeat'),
         backlog: () => stream.backlog(),
+        drained: (ms) => stream.drained(ms),
         close: (reason) => {
           if (reason === 'slow') return stream.destroy();
           stream.comment('the server is stopping; reconnect with Last-Event-ID');

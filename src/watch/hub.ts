@@ -39,6 +39,8 @@ export interface WatchSink {
   heartbeat(): void;
   /** Bytes written that the client has not taken yet. */
   backlog(): number;
+  /** Resolves when the client has taken what was written, or after `ms` at the latest. */
+  drained(ms: number): Promise<void>;
   /** Ends the stream: the client read too slowly, or the server stops. */
   close(reason: 'slow' | 'shutdown'): void;
 }
@@ -187,8 +189,12 @@ export class WatchHub {
       }
       for (const e of page.events) {
         if (w.closed) return;
-        if (e.id > w.last) this.deliver(w, e);
+        if (e.id > w.last) this.deliver(w, e, false);
       }
+      // A long catch-up goes at the client's pace; one that does not read at all is dropped.
+      if (w.sink.backlog() > 0) await w.sink.drained(this.limits.heartbeatMs);
+      this.checkBacklog(w);
+      if (w.closed) return;
     }
   }
 
@@ -198,12 +204,12 @@ export class WatchHub {
     w.live = true;
   }
 
-  private deliver(w: Watcher, e: StoredWatchEvent): void {
+  private deliver(w: Watcher, e: StoredWatchEvent, check = true): void {
     w.last = e.id;
     const shown = w.view(e);
     if (!shown) return;
     w.sink.event(shown);
-    this.checkBacklog(w);
+    if (check) this.checkBacklog(w);
   }
 
   /** A client that does not read is dropped rather than buffered without end. */
