@@ -1,4 +1,5 @@
-// Import rules of src/ (see ARCHITECTURE in the README): arrows point down only.
+// Import rules of src/ (see ARCHITECTURE in the README): arrows point down only. The client
+// (src/client/, with the client commands in src/cli/client/) stands apart: it speaks HTTP only.
 //   http -> api -> {domain, interchange} -> operations -> {config, runtime, lifecycle, security}
 //        -> {tree, render} -> behaviour -> catalog -> store -> core
 // `npm run deps` prints violations; test/architecture/imports.test.ts fails on any.
@@ -35,6 +36,13 @@ module.exports = {
     { name: 'operations-below-domain', severity: 'error', from: { path: '^src/operations/' }, to: { path: below('domain', 'api', 'http', 'cli') } },
     { name: 'domain-below-api', severity: 'error', from: { path: '^src/domain/' }, to: { path: below('api', 'http', 'cli') } },
     { name: 'interchange-below-api', severity: 'error', comment: 'Import and export read and write files; the API and the CLI call them.', from: { path: '^src/interchange/' }, to: { path: below('api', 'http', 'cli') } },
+    {
+      name: 'describe-reads-the-catalog',
+      severity: 'error',
+      comment: 'Descriptions (a bean\'s, the OpenAPI document) are computed from the catalog; rights are asked of checks the API hands in.',
+      from: { path: '^src/describe/' },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'operations', 'tree', 'render', 'behaviour', 'interchange', 'api', 'http', 'cli') },
+    },
     { name: 'api-below-http', severity: 'error', comment: 'The API is usable without HTTP.', from: { path: '^src/api/' }, to: { path: below('http', 'cli') } },
     { name: 'only-http-speaks-http', severity: 'error', comment: 'Nothing below http/ imports http/.', from: { path: '^src/', pathNot: '^src/(http|cli)/' }, to: { path: '^src/http/' } },
     {
@@ -49,7 +57,7 @@ module.exports = {
       severity: 'error',
       comment: 'HTTP adapts the API: it reaches the domain, its services and the store only through it.',
       from: { path: '^src/http/' },
-      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange') },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange', 'describe') },
     },
     {
       name: 'metrics-through-api',
@@ -65,6 +73,21 @@ module.exports = {
       from: { path: '^src/watch/' },
       to: { path: below('api', 'http', 'cli', 'operations', 'domain') },
     },
+    {
+      name: 'client-speaks-http-only',
+      severity: 'error',
+      comment: 'The client (appserver-admin/client) talks to a server over HTTP: it imports nothing of the server, only its own files and the generated bean types.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'client-cli-through-client',
+      severity: 'error',
+      comment: 'The client commands reach the server through the client, never through its internals.',
+      from: { path: '^src/cli/client/' },
+      to: { path: '^src/', pathNot: '^src/(client|cli/client)/' },
+    },
+    { name: 'nothing-imports-the-client', severity: 'error', comment: 'The server does not use its own client; only the client commands do.', from: { path: '^src/', pathNot: '^src/(client|cli)/' }, to: { path: '^src/client/' } },
     { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
   ],
   options: {

@@ -11,7 +11,7 @@ import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
 import { parseTrustedProxies } from './origin.js';
-import { LoopLag } from './lag.js';
+import { processLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -19,6 +19,7 @@ import type { AdminMetrics } from '../metrics/admin.js';
 import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
 import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
+import { isReady, readyRoute } from './ready.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +40,8 @@ export interface AppDependencies {
   metrics?: AdminMetrics;
   /** Watches of the domain's changes, served as Server-Sent Events (none when absent). */
   watch?: WatchApi;
+  /** Told of every answer with the bytes received and sent (a managed server's served requests). */
+  served?: (bytesReceived: number, bytesSent: number) => void;
 }
 
 export interface AppOptions {
@@ -57,6 +60,10 @@ export interface AppOptions {
    * believed (default: none, so hrefs follow the Host header alone).
    */
   trustProxy?: readonly string[];
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
+  https?: { key: string; cert: string };
+  /** Closing ends every connection at once, requests in progress included (a managed server that stops). */
+  forceClose?: boolean;
 }
 
 /** How long a client may take to send a request, and how long an idle connection stays open. */
@@ -92,6 +99,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    ...(opts.https ? { https: opts.https } : {}),
+    ...(opts.forceClose ? { forceCloseConnections: true } : {}),
     // One line per request is for debugging (see the onResponse hook), not the default log.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
@@ -123,9 +132,16 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const maxInFlight = opts.maxInFlight ?? 1000;
   const maxLag = opts.maxEventLoopDelay ?? 1000;
   // Measured from when the server listens until it closes.
-  const lag = new LoopLag();
-  app.addHook('onListen', async () => lag.start());
-  app.addHook('onClose', async () => lag.stop());
+  const lag = processLag;
+  let measuring = false;
+  app.addHook('onListen', async () => {
+    if (!measuring) lag.start();
+    measuring = true;
+  });
+  app.addHook('onClose', async () => {
+    if (measuring) lag.stop();
+    measuring = false;
+  });
 
   // Requests in progress: counted first thing, and counted off exactly once when the response
   // closes, whether it was sent or the client went away before.
@@ -181,6 +197,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       }
       return;
     }
+    // Probes ask without credentials whether the server takes work.
+    if (isReady(request.url)) return;
     if (!isMetrics(request.url) && !isWatch(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
@@ -243,6 +261,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', async (request, reply) => {
     deps.stats.completed++;
+    if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || 0);
     deps.metrics?.observeRequest(treeOf(request.url, apps.application(request.url) !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
@@ -281,6 +300,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const watch = deps.watch;
     app.addHook('preClose', async () => watch.closeAll());
   }
+  readyRoute(app, deps.api);
   app.all('/*', handle);
   return app;
 }

@@ -47,6 +47,11 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 4,
+    // Servers sharing a store: which one opens each running managed server's ports (one at a time).
+    sql: () => ['CREATE TABLE listener_leases (server TEXT PRIMARY KEY, owner TEXT NOT NULL, since BIGINT NOT NULL)'],
+  },
+  {
+    version: 5,
     sql: (d) => [
       // The watch journal: what changed (activations, runtime states, task progress), numbered in
       // the order the changes were made, kept for a bounded window (src/watch/journal.ts).

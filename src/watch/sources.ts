@@ -14,7 +14,8 @@ export function connectSources(journal: WatchJournal, parts: { configService: Co
   const { configService, persistence } = parts;
   // Before the runtime follows the activation, so its event comes before those of what it starts.
   configService.onActivation((result) => {
-    if (result.remote) return;
+    // What another server activated, it journals; a dry run changed nothing.
+    if (result.remote || result.id === undefined) return;
     const record = configService.records.find((r) => r.id === result.id);
     journal.append([activationEvent(result, { user: record?.user ?? '', editSession: record?.editSession ?? '' }, Date.now())]);
   }, true);
