@@ -50,6 +50,8 @@ before(async () => {
     adminPassword: ADMIN.password,
     scheduler,
     maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
+    // Managed servers do not open ports of their own here (test runs would fight over them).
+    listeners: false,
     template: { servers: 300, clusters: 1, partitions: 1, applications: 0, running: true },
     watch: { heartbeatMs: 200, maxBacklogBytes: BACKLOG, maxWatchersPerUser: 1 },
   });

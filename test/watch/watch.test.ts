@@ -42,6 +42,8 @@ async function start(watchOptions: Record<string, number> = {}): Promise<Started
     adminPassword: ADMIN.password,
     scheduler,
     maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
+    // Managed servers do not open ports of their own here (test runs would fight over them).
+    listeners: false,
     watch: { heartbeatMs: 200, ...watchOptions },
   });
   const latest = `http://127.0.0.1:${server.port}/management/appserver/latest`;
