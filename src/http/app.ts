@@ -1,5 +1,8 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
+import { wantsHtml } from '../browse/negotiate.js';
+import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
+import { browseAsset } from '../browse/assets.js';
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -26,6 +29,8 @@ declare module 'fastify' {
     principal: Principal;
     /** The write was judged before its body (see admitWrite). */
     admitted: boolean;
+    /** A browser asked for this management URL: the JSON answer goes out as an HTML page. */
+    wantsHtml: boolean;
   }
 }
 
@@ -184,6 +189,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('admitted', false);
+  app.decorateRequest('wantsHtml', false);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -199,7 +205,9 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url)) return;
-    if (!isMetrics(request.url) && !isWatch(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    // A person at a browser gets the same answer laid out as a page (see the onSend hook below).
+    request.wantsHtml = request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -266,6 +274,24 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
 
+  // The HTML view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.wantsHtml || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
+    if (text === undefined) return payload;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return payload;
+    }
+    reply.header('content-type', 'text/html; charset=utf-8');
+    reply.header('vary', 'Accept, Accept-Encoding');
+    // Bean values are anyone's text: the page runs no script but its own.
+    reply.header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    return renderPage({ path: request.url.split('?')[0]!, status: reply.statusCode, body });
+  });
+
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // A body refused before it was read whole is not drained either: the connection closes after the answer.
     if (declaresBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
@@ -301,6 +327,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     app.addHook('preClose', async () => watch.closeAll());
   }
   readyRoute(app, deps.api);
+  // The browsable view's script and style sheet.
+  app.get(`${BROWSE_ASSETS}/:file`, async (request, reply) => {
+    const asset = browseAsset((request.params as { file: string }).file);
+    if (!asset) throw notFound(request.url);
+    return reply.header('content-type', asset.type).header('cache-control', 'no-cache').send(asset.body);
+  });
   app.all('/*', handle);
   return app;
 }

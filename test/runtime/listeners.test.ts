@@ -211,6 +211,31 @@ test('the port closes when the server shuts down', async () => {
   await pollUntil(() => refused(port(7005)), (r) => r, 'ms2 port closed');
 });
 
+/** Sets ms2's listen address and activates. */
+async function listenAddress(value: string): Promise<void> {
+  assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
+  assert.equal((await srv.admin.post('edit/servers/ms2', { listenAddress: value })).status, 200);
+  const r = await srv.admin.post('edit/changeManager/activate', {});
+  assert.equal(r.status, 200, r.text);
+}
+
+test("a listen address that is not this host's fails the start task naming it", async () => {
+  try {
+    for (const [address, words] of [
+      ['no-such-host.invalid', `the listen address 'no-such-host.invalid' of port ${port(7005)} does not resolve to an address`],
+      ['192.0.2.1', `the listen address of port ${port(7005)} is not an address of this host (192.0.2.1:${port(7005)})`],
+    ] as const) {
+      await listenAddress(address);
+      const task = await lifecycle('ms2', 'start');
+      assert.equal(task.taskStatus, 'FAILED', JSON.stringify(task));
+      assert.equal(task.taskError?.message, `Server 'ms2' failed to start: ${words}`);
+      assert.equal(await state('ms2'), 'FAILED');
+    }
+  } finally {
+    await listenAddress('localhost');
+  }
+});
+
 test('a port in use fails the start task with a taskError naming the port; once free, the server starts', async () => {
   const squatter = createServer();
   await new Promise<void>((resolve, reject) => {
