@@ -13,8 +13,11 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
+import { isDocument, registerDocuments } from './documents.js';
 import { parseTrustedProxies } from './origin.js';
 import { processLag } from './lag.js';
+import { isControlUrl, registerControlHooks, registerControlRoutes } from './control.js';
+import type { Control } from '../control/control.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -45,6 +48,8 @@ export interface AppDependencies {
   metrics?: AdminMetrics;
   /** Watches of the domain's changes, served as Server-Sent Events (none when absent). */
   watch?: WatchApi;
+  /** The control interface (faults, clock, snapshots, journal); absent unless the server was started with it. */
+  control?: Control;
   /** Told of every answer with the bytes received and sent (a managed server's served requests). */
   served?: (bytesReceived: number, bytesSent: number) => void;
 }
@@ -169,6 +174,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     done();
   });
 
+  // Injected faults act on a request before anything else looks at it, as a failing server would.
+  const control = deps.control;
+  if (control) registerControlHooks(app, control);
+  /** Control URLs are judged by their own routes, not as management writes. */
+  const controlled = (url: string) => control !== undefined && isControlUrl(url);
+
   const apps = new AppEndpoints(deps.api);
   const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }));
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
@@ -205,9 +216,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url)) return;
-    // A person at a browser gets the same answer laid out as a page (see the onSend hook below).
-    request.wantsHtml = request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
-    if (!isMetrics(request.url) && !isWatch(request.url) && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
+    // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
+    const document = isDocument(request.url);
+    request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -239,13 +252,18 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   // A write without a body is judged before it is handled.
   app.addHook('preHandler', async (request) => {
-    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || (deps.watch && isWatch(request.url))) return;
+    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || controlled(request.url) || (deps.watch && isWatch(request.url))) return;
     await admitWrite(request);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url) || (deps.watch && isWatch(request.url))) return payload;
+    if (controlled(request.url)) {
+      const type = request.headers['content-type'] ?? '';
+      if (bodyKindOf(type) === undefined) throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json.`);
+      return payload;
+    }
     const accepts = await admitWrite(request);
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
@@ -326,7 +344,10 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const watch = deps.watch;
     app.addHook('preClose', async () => watch.closeAll());
   }
+  if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);
+  // The OpenAPI documents and the API reference page.
+  registerDocuments(app, deps.api);
   // The browsable view's script and style sheet.
   app.get(`${BROWSE_ASSETS}/:file`, async (request, reply) => {
     const asset = browseAsset((request.params as { file: string }).file);

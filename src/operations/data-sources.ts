@@ -71,7 +71,10 @@ export const dataSourceOperations: OperationDefinition[] = [
   // The test reserves a connection, so it counts as an action; a null return means it passed.
   defineOperation(action(DS, 'testPool', [ov(STRING)], READERS), (call, use) => {
     const state = stateOf(call, use);
-    return returns(state === 'Running' ? null : `Connection test failed: data source '${where(call).ds}' is ${state}.`);
+    const w = where(call);
+    const lost = use.engine.faults.dataSourceDown(w.ds, w.server);
+    if (lost !== undefined) return returns(`Connection test failed: data source '${w.ds}' cannot reach its database: ${lost}`);
+    return returns(state === 'Running' ? null : `Connection test failed: data source '${w.ds}' is ${state}.`);
   }),
   defineOperation(query(DS, 'poolExists', [ov(BOOL, str('poolName'))]), (call) => {
     const name = call.args.poolName;

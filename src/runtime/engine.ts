@@ -3,6 +3,7 @@
 // change often (server, partition, resource group, data source) are read live from the state, so
 // a transition rewrites a tree only when beans appear or disappear.
 import type { Catalog } from '../catalog/load.js';
+import { type FaultHooks, NO_FAULTS } from '../core/faults.js';
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
@@ -66,6 +67,8 @@ export class RuntimeEngine implements RuntimeFigures {
   readonly pools = new ConnectorPools();
   /** The named edit sessions, shown as edit session configurations. */
   editSessions: () => EditSessionView[] = () => [];
+  /** Faults injected through the control interface (none unless it is enabled). */
+  faults: FaultHooks = NO_FAULTS;
   /** Called after every change of the durable state (persists it). */
   onStateChange: () => void = () => {};
   /** Called when a server moves to another lifecycle state (logs it). */
@@ -294,7 +297,9 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   dataSourceState(server: string, partition: string, ds: string): string {
-    return this.state.dataSources.get(`${server}/${partition}/${ds}`) ?? 'Running';
+    const state = this.state.dataSources.get(`${server}/${partition}/${ds}`) ?? 'Running';
+    // A data source that lost its database is unhealthy until the database is back.
+    return state === 'Running' && this.faults.dataSourceDown(ds, server) !== undefined ? 'Unhealthy' : state;
   }
 
   /** The data source's last asynchronous task (shown as its `lastTask` reference). */
