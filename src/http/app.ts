@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
+import { isDocument, registerDocuments } from './documents.js';
 import { parseTrustedProxies } from './origin.js';
 import { processLag } from './lag.js';
 import { isControlUrl, registerControlHooks, registerControlRoutes } from './control.js';
@@ -211,9 +212,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url)) return;
-    // A person at a browser gets the same answer laid out as a page (see the onSend hook below).
-    request.wantsHtml = request.url.startsWith('/management/') && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
-    if (!isMetrics(request.url) && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
+    // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
+    const document = isDocument(request.url);
+    request.wantsHtml = !document && request.url.startsWith('/management/') && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    if (!isMetrics(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -333,6 +336,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
   if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);
+  // The OpenAPI documents and the API reference page.
+  registerDocuments(app, deps.api);
   // The browsable view's script and style sheet.
   app.get(`${BROWSE_ASSETS}/:file`, async (request, reply) => {
     const asset = browseAsset((request.params as { file: string }).file);
