@@ -444,9 +444,7 @@ export class ManagementApi {
       case 'collection': {
         const { owner, prop } = target;
         if (reads) {
-          const etag = renderer.collectionEtag(owner, prop, ctx, target.mount);
-          if (evaluate(caller.conditions, etag, true, what) === 'not-modified') return { status: 304, body: undefined, headers: { etag } };
-          return { status: 200, body: renderer.collection(owner, prop, target.path, ctx, target.mount), headers: { etag } };
+          return this.tagged(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what);
         }
         const writer = this.writerOf(owner.root);
         if (!writer) {
