@@ -69,6 +69,13 @@ module.exports = {
     { name: 'console-is-files', severity: 'error', comment: 'The console is a page over the public interface; the server only serves its files.', from: { path: '^src/console/' }, to: { path: '^src/', pathNot: '^src/(console|core)/' } },
     { name: 'browse-is-presentation', severity: 'error', comment: 'The HTML view lays out JSON bodies; it knows nothing of the domain.', from: { path: '^src/browse/' }, to: { path: '^src/', pathNot: '^src/(browse|core)/' } },
     {
+      name: 'watch-below-api',
+      severity: 'error',
+      comment: 'The watch journal and hub follow the domain; the API opens watches, HTTP streams them.',
+      from: { path: '^src/watch/' },
+      to: { path: below('api', 'http', 'cli', 'operations', 'domain') },
+    },
+    {
       name: 'client-speaks-http-only',
       severity: 'error',
       comment: 'The client (appserver-admin/client) talks to a server over HTTP: it imports nothing of the server, only its own files and the generated bean types.',
