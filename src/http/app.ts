@@ -216,7 +216,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       return;
     }
     // Probes ask without credentials whether the server takes work.
-    if (isReady(request.url)) return;
+    if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
     // The console's files hold no data: the page signs in by itself and sends credentials on its calls.
     if (isConsoleUrl(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
