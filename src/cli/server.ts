@@ -131,6 +131,8 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
   });
+  // The data sources of the running servers reach their databases from now on.
+  opened.domain.runtime.dataSources.start();
   const stats = new RequestStats();
   const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
   return {

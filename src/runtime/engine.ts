@@ -11,6 +11,8 @@ import { BeanTree } from '../tree/records.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { Messaging } from './messaging.js';
 import { ConnectorPools } from './pools.js';
+import { DataSources } from './data-sources/pools.js';
+import { dataSourceSettings } from './data-sources/settings.js';
 import {
   HALTED,
   type PartitionState,
@@ -59,6 +61,8 @@ export class RuntimeEngine implements RuntimeFigures {
   domainTree = new BeanTree();
   readonly serverTrees = new Map<string, BeanTree>();
   readonly pools = new ConnectorPools();
+  /** The JDBC data sources of the running servers, with their connections to their databases. */
+  readonly dataSources = new DataSources();
   /** The named edit sessions, shown as edit session configurations. */
   editSessions: () => EditSessionView[] = () => [];
   /** Called after every change of the durable state (persists it). */
@@ -130,6 +134,7 @@ export class RuntimeEngine implements RuntimeFigures {
       this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
+      this.dataSources.dropServer(name);
       // What was paused on its JMS servers ends with them.
       const hosted = new Set(this.messaging.jmsServersOn(this.topology, name).map((j) => j.name));
       this.messaging.forget((jmsServer) => hosted.has(jmsServer));
@@ -268,6 +273,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   setDataSourceState(server: string, partition: string, ds: string, state: string): void {
     this.state.dataSources.set(`${server}/${partition}/${ds}`, state);
+    this.dataSources.setState(server, partition, ds, state);
     this.onStateChange();
   }
 
@@ -281,9 +287,35 @@ export class RuntimeEngine implements RuntimeFigures {
     return partitionWire(this.partitionOn(partition, server));
   }
 
+  /**
+   * The data source's figures. Its state is the operator's (Running, Suspended, Shutdown), except
+   * that a running data source whose database cannot be used is Unhealthy, one whose first attempt
+   * to reach it has not ended is Unknown, and one whose every connection is taken while requests
+   * wait is Overloaded.
+   */
   dataSourceFigures(server: string, partition: string, ds: string): Record<string, unknown> {
-    const state = this.dataSourceState(server, partition, ds);
-    return { state, enabled: state !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+    const operator = this.dataSourceState(server, partition, ds);
+    const live = this.dataSources.figures(server, partition, ds) ?? {};
+    const health = this.dataSources.health(server, partition, ds);
+    let state = operator;
+    if (operator === 'Running' && health) {
+      if (health.health === 'failed') state = 'Unhealthy';
+      else if (health.health === 'pending') state = 'Unknown';
+      else if (Number(live.waitingForConnectionCurrentCount ?? 0) > 0 && Number(live.numAvailable ?? 0) === 0) state = 'Overloaded';
+    }
+    return { ...live, state, enabled: operator !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+  }
+
+  /** The JDBC service's health on a server: a warning naming each data source that cannot use its database. */
+  jdbcServiceFigures(server: string): Record<string, unknown> {
+    const failing = this.dataSources.failing(server);
+    const symptoms = failing.map((f) => ({
+      type: 'jdbc',
+      severity: 'warning',
+      instanceId: f.partition === '' ? f.name : `${f.partition}/${f.name}`,
+      info: f.reason,
+    }));
+    return { healthState: { state: failing.length > 0 ? 'warning' : 'ok', subsystemName: 'JDBC', partitionName: null, symptoms } };
   }
 
   poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined {
@@ -317,6 +349,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (!this.activationTimes.has(s.name)) this.activationTimes.set(s.name, this.now());
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
+    this.dataSources.keepServers(new Set(this.serverTrees.keys()));
   }
 
   /**
@@ -342,6 +375,11 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     this.topology = this.followDynamicServers(topology);
     for (const name of servers) this.refreshServer(name);
+    // A data source's descriptor (its URL, user, password, pool sizes) shows in no tree, but its
+    // pools follow it: the servers running data sources take the new descriptor up.
+    if (changes.some((c) => c.identity.includes('JDBCSystemResources'))) {
+      for (const name of [...this.serverTrees.keys()]) if (!servers.has(name)) this.refreshServerTree(name);
+    }
   }
 
   /**
@@ -395,6 +433,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (ref) this.domainTree.remove(ref.key);
       this.serverTrees.delete(name);
       this.activationTimes.delete(name);
+      this.dataSources.dropServer(name);
       return;
     }
     if (!this.state.servers.has(name)) this.state.servers.set(name, 'SHUTDOWN');
@@ -465,6 +504,7 @@ export class RuntimeEngine implements RuntimeFigures {
   private buildServerTree(server: NamedBean): BeanTree {
     const t = this.topology;
     const b = new TreeBuilder(this.catalog, new BeanTree());
+    this.dataSources.beginServer(server.name);
     const admin = server.name === t.adminServerName;
     const adminServer = t.servers().find((s) => s.name === t.adminServerName);
     const host = String(server.values.listenAddress || 'localhost');
@@ -504,10 +544,11 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
     for (const ds of t.items([], 'JDBCSystemResources')) {
-      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds);
+      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, '');
     }
     for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p);
     this.messaging.build(b, root, t, server.name);
+    this.dataSources.endServer(server.name);
     return b.tree;
   }
 
@@ -565,17 +606,11 @@ export class RuntimeEngine implements RuntimeFigures {
     }
   }
 
-  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean): void {
+  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, server: string, partition: string): void {
+    this.dataSources.want(server, partition, ds.name, dataSourceSettings(this.topology, ds.identity), this.dataSourceState(server, partition, ds.name));
     b.item(parent, 'JDBCDataSourceRuntimeMBeans', ds.name, {
       deploymentState: 2,
       moduleId: ds.name,
-      currCapacity: 1,
-      numAvailable: 1,
-      highestNumAvailable: 1,
-      connectionsTotalCount: 1,
-      databaseProductName: 'PostgreSQL',
-      driverName: 'org.postgresql.Driver',
-      properties: {},
     });
   }
 
@@ -591,7 +626,7 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const rg of this.topology.resourceGroups(p)) {
       if (!this.topology.resourceGroupServers(p, rg).includes(server)) continue;
       if (this.resourceGroupState(p.name, rg.name) === 'SHUTDOWN') continue;
-      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds);
+      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, server, p.name);
     }
   }
 }
