@@ -35,6 +35,13 @@ module.exports = {
     { name: 'operations-below-domain', severity: 'error', from: { path: '^src/operations/' }, to: { path: below('domain', 'api', 'http', 'cli') } },
     { name: 'domain-below-api', severity: 'error', from: { path: '^src/domain/' }, to: { path: below('api', 'http', 'cli') } },
     { name: 'interchange-below-api', severity: 'error', comment: 'Import and export read and write files; the API and the CLI call them.', from: { path: '^src/interchange/' }, to: { path: below('api', 'http', 'cli') } },
+    {
+      name: 'describe-reads-the-catalog',
+      severity: 'error',
+      comment: 'Descriptions (a bean\'s, the OpenAPI document) are computed from the catalog; rights are asked of checks the API hands in.',
+      from: { path: '^src/describe/' },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'operations', 'tree', 'render', 'behaviour', 'interchange', 'api', 'http', 'cli') },
+    },
     { name: 'api-below-http', severity: 'error', comment: 'The API is usable without HTTP.', from: { path: '^src/api/' }, to: { path: below('http', 'cli') } },
     { name: 'only-http-speaks-http', severity: 'error', comment: 'Nothing below http/ imports http/.', from: { path: '^src/', pathNot: '^src/(http|cli)/' }, to: { path: '^src/http/' } },
     {
@@ -49,7 +56,7 @@ module.exports = {
       severity: 'error',
       comment: 'HTTP adapts the API: it reaches the domain, its services and the store only through it.',
       from: { path: '^src/http/' },
-      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange') },
+      to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'actions', 'tree', 'behaviour', 'interchange', 'describe') },
     },
     {
       name: 'metrics-through-api',

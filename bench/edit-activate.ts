@@ -41,7 +41,7 @@ async function measure(label: string, size: DomainSize | 'demo', count: number, 
     process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
     const url = await store.fresh();
     if (size !== 'demo') await initDataDir(dataDir, size, url);
-    const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
+    const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
     const servers = size === 'demo' ? ['ms1', 'ms2', 'AdminServer'] : Array.from({ length: 50 }, (_, i) => `ms${i}`);
     const base = `http://127.0.0.1:${server.port}/management/appserver/latest`;
     await cycles(base, servers, 3);

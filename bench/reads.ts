@@ -25,7 +25,7 @@ export async function benchServer(store: BenchStore, size?: DomainSize): Promise
   process.env.APPSERVER_ADMIN_USER = 'admin';
   process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
   if (size) await initDataDir(dataDir, size, url);
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
   return {
     server,
     base: `http://127.0.0.1:${server.port}/management/appserver/latest`,

@@ -5,6 +5,7 @@
 import { benchAbuse } from './abuse.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
+import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
 
@@ -15,6 +16,9 @@ for (const store of benchStores()) {
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
 }
+
+// Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).
+all.push(['listeners SQLite', () => benchListeners()]);
 
 const filter = process.argv[2];
 for (const [name, run] of all) if (!filter || name.includes(filter)) await run();

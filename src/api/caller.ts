@@ -2,6 +2,7 @@
 // audit), the edit session it works in, how long it is willing to wait for a task, and a signal
 // that says when it is no longer waiting.
 import type { Principal } from '../security/service.js';
+import type { Conditions } from '../core/preconditions.js';
 
 export type { Principal } from '../security/service.js';
 export type { RequestStats } from '../runtime/live.js';
@@ -16,6 +17,8 @@ export interface Caller {
   prefer?: string;
   /** Aborts when the caller goes away before its answer. */
   signal?: AbortSignal;
+  /** `If-Match` and `If-None-Match`: what the target's entity tag must (not) be. */
+  conditions?: Conditions;
 }
 
 /** How an answer's body is shaped and its links written. */
@@ -26,7 +29,7 @@ export interface View {
   query?: Record<string, unknown>;
 }
 
-/** An answer of the API: a status of the REST interface, a JSON body, and headers (`Location`). */
+/** An answer of the API: a status of the REST interface, a JSON body (none with 304), and headers (`Location`, `ETag`). */
 export interface Answer {
   status: number;
   body: unknown;

@@ -10,7 +10,8 @@ import type { ApiVersion, OperationDef, PropDef } from '../catalog/model.js';
 import { isLifecycleVersion, managementVersion } from '../catalog/versions.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { type Identity, parseReference } from '../core/identity.js';
-import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound } from '../core/problems.js';
+import { evaluate, hasConditions } from '../core/preconditions.js';
+import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound, unavailable } from '../core/problems.js';
 import type { Domain } from '../domain/domain.js';
 import { nameProblem } from '../config/validate.js';
 import type { RuntimeCollections } from '../operations/collections.js';
@@ -26,6 +27,7 @@ import type { Authentication } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
+import { describeTarget } from './describe.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -81,14 +83,50 @@ export interface ApiParts {
 /** A tree as a request sees it: its root, the segments to resolve in it, and how its URLs are made. */
 interface Place {
   root: TreeRoot;
+  /** The tree built again from the current state (for conditions judged inside a writer's transaction). */
+  refresh: () => TreeRoot;
   segments: readonly string[];
   version: ApiVersion;
   urls: Urls;
   shape: Shape;
 }
 
+/** Trees only the administration server serves (a managed server's own listener answers 404). */
+const ADMIN_ONLY_TREES: ReadonlySet<string> = new Set(['edit', 'domainConfig', 'domainRuntime']);
+
+/** Whether a server answers requests: its state, and ready while it is RUNNING (container probes). */
+export interface Readiness {
+  server: string;
+  state: string;
+  ready: boolean;
+}
+
 export class ManagementApi {
-  constructor(private readonly parts: ApiParts) {}
+  /** `answering`: the managed server whose own listener this interface is served on (none: the administration server). */
+  constructor(
+    private readonly parts: ApiParts,
+    private readonly answering?: string,
+  ) {}
+
+  /**
+   * The interface as a managed server's own listener serves it: `serverRuntime` is that server's,
+   * `serverConfig` the configuration it runs; the edit tree, the domain-wide trees and the
+   * Lifecycle Manager are the administration server's alone.
+   */
+  forServer(server: string): ManagementApi {
+    return new ManagementApi(this.parts, server);
+  }
+
+  /** The server answering through this interface. */
+  get server(): string {
+    return this.answering ?? this.parts.domain.runtime.adminServerName;
+  }
+
+  /** Whether the answering server takes work: ready while RUNNING. */
+  readiness(): Readiness {
+    const state = this.parts.domain.runtime.serverState(this.server);
+    return { server: this.server, state, ready: state === 'RUNNING' };
+  }
 
   // ---- who ----
 
@@ -209,8 +247,50 @@ export class ManagementApi {
     const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined);
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
-    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${describeTarget(target)}.`);
-    return this.dispatch(method, caller, target, ctx, input);
+    if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
+    if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(this.describe(target, place.version));
+    const what = `'${at.rest.join('/')}'`;
+    // A change's conditions are judged against the target as it is when the change is made.
+    const precondition = hasConditions(caller.conditions)
+      ? () => {
+          evaluate(caller.conditions, this.tagOf(this.parts.resolver.resolve(place.refresh(), place.segments, place.version), ctx), false, what);
+        }
+      : undefined;
+    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what);
+  }
+
+  /** The entity tag of what a target names now: a bean (an action's bean), a collection; undefined for the rest. */
+  private tagOf(target: Target, ctx: RenderContext): string | undefined {
+    switch (target.kind) {
+      case 'bean':
+      case 'action':
+        return this.parts.renderer.etag(target.node, ctx);
+      case 'collection':
+        return this.parts.renderer.collectionEtag(target.owner, target.prop, ctx, target.mount);
+      default:
+        return undefined;
+    }
+  }
+
+  /** A read answered with its entity tag, or 304 when the caller's If-None-Match names it. */
+  private tagged(caller: Caller, read: { body: unknown; etag: string }, what: string): Answer {
+    const headers = { etag: read.etag };
+    if (evaluate(caller.conditions, read.etag, true, what) === 'not-modified') return { status: 304, body: undefined, headers };
+    return { status: 200, body: read.body, headers };
+  }
+
+  /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */
+  private describe(target: Target, version: ApiVersion): Record<string, unknown> {
+    return describeTarget(
+      {
+        catalog: this.parts.catalog,
+        collections: this.parts.collections,
+        writerOf: (node) => this.writerOf(node.root),
+        deploys: (owner, prop) => this.deploys(owner, prop),
+      },
+      target,
+      version,
+    );
   }
 
   // ---- applications running on the administration server ----
@@ -218,20 +298,20 @@ export class ManagementApi {
   /** The application whose context root a path's first segment names, when it runs on this server. */
   application(first: string): string | undefined {
     const runtime = this.parts.domain.runtime;
-    const tree = runtime.serverTrees.get(runtime.adminServerName);
+    const tree = runtime.serverTrees.get(this.server);
     return tree?.bean(`applicationRuntimes/${encodeURIComponent(first)}`) ? first : undefined;
   }
 
   /** What an application at its context root says of itself. */
   applicationInfo(app: string): Json {
     const runtime = this.parts.domain.runtime;
-    return { application: app, server: runtime.adminServerName, state: runtime.appIntendedState(app) };
+    return { application: app, server: this.server, state: runtime.appIntendedState(app) };
   }
 
-  /** The connection pools of the administration server's applications. */
+  /** The connection pools of the answering server's applications. */
   get pools() {
     const runtime = this.parts.domain.runtime;
-    return { server: runtime.adminServerName, pools: runtime.pools };
+    return { server: this.server, pools: runtime.pools };
   }
 
   // ---- inside ----
@@ -246,25 +326,36 @@ export class ManagementApi {
     const origin = view?.origin ?? 'http://localhost';
     const shape = full && view?.query ? parseShape(view.query) : {};
     if (at.api === 'lifecycle') {
+      if (this.answering !== undefined) throw notFound('lifecycle');
       if (at.prefix.length > 0) throw notFound(at.prefix[0]!);
       const base = '/management/lifecycle';
-      if (at.version === undefined) return { root: trees.versions('lifecycle'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
+      if (at.version === undefined) return fixed({ root: trees.versions('lifecycle'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape });
       if (!isLifecycleVersion(at.version)) throw notFound(at.version);
       const root = await trees.lifecycle(at.rest, method === 'GET' || method === 'HEAD');
-      return { root, segments: at.rest, version: 'current', urls: new Urls(origin, `${base}/${encodeURIComponent(at.version)}`), shape };
+      return fixed({ root, segments: at.rest, version: 'current', urls: new Urls(origin, `${base}/${encodeURIComponent(at.version)}`), shape });
     }
     if (at.partition !== undefined && !this.partitionExists(at.partition)) throw notFound(at.partition);
     const base = `${at.prefix.map((s) => `/${s}`).join('')}/management/appserver`;
-    if (at.version === undefined) return { root: trees.versions('appserver'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape };
+    if (at.version === undefined) return fixed({ root: trees.versions('appserver'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape });
     const version = managementVersion(at.version);
     if (!version) throw notFound(at.version);
     const urls = new Urls(origin, `${base}/${encodeURIComponent(at.version)}`);
     const [tree, ...segments] = at.rest;
     if (tree === undefined || !isManagementTree(tree)) {
       // The version itself and currentUser.
-      return { root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape };
+      return fixed({ root: trees.version(version, caller.principal.user, at.partition), segments: at.rest, version, urls, shape });
     }
-    const scope = { ...(at.partition !== undefined ? { partition: at.partition } : {}), session: caller.session ?? DEFAULT_SESSION };
+    if (this.answering !== undefined) {
+      if (ADMIN_ONLY_TREES.has(tree)) throw notFound(tree);
+      // Between a server's stop and its listener's close, its runtime is gone already.
+      const state = domain.runtime.serverState(this.answering);
+      if (!domain.runtime.serverTrees.has(this.answering)) throw unavailable(`The server '${this.answering}' is ${state}: it does not answer.`, 5);
+    }
+    const scope = {
+      ...(at.partition !== undefined ? { partition: at.partition } : {}),
+      ...(this.answering !== undefined ? { server: this.answering } : {}),
+      session: caller.session ?? DEFAULT_SESSION,
+    };
     const admin = caller.principal.roles.has('Admin');
     // Edit locks whose time ran out are released before anyone sees them.
     if (full) await domain.configService.expireLapsed();
@@ -272,7 +363,8 @@ export class ManagementApi {
       tree === 'domainRuntime' && admin && readsAudit(segments, body)
         ? await domain.security.audit.view({ before: beforeParam(view?.query), id: segments[1] !== undefined ? Number(segments[1]) : undefined })
         : undefined;
-    return { root: trees.root(tree, { ...scope, restricted: !admin, ...(audit ? { audit } : {}) }), segments, version, urls, shape };
+    const build = () => trees.root(tree, { ...scope, restricted: !admin, ...(audit ? { audit } : {}) });
+    return { root: build(), refresh: build, segments, version, urls, shape };
   }
 
   private writerOf(root: TreeRoot): TreeWriter | undefined {
@@ -286,26 +378,30 @@ export class ManagementApi {
     throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
   }
 
-  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input): Promise<Answer> {
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string): Promise<Answer> {
     const { renderer, recorder } = this.parts;
     const reads = method === 'GET' || method === 'HEAD';
-    const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION };
+    const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ...conditions };
     const body = 'body' in input ? input.body : undefined;
+    // Judged once the caller is known to be allowed the change, right before it is made.
+    const check = conditions.precondition ?? (() => {});
     switch (target.kind) {
       case 'bean': {
         const node = target.node;
-        if (reads) return ok(renderer.bean(node, ctx));
+        if (reads) return this.tagged(caller, renderer.beanWithTag(node, ctx), what);
         const writer = this.writerOf(node.root);
         if (!writer) {
           const handler = method === 'DELETE' ? this.runtimeCollection(node) : undefined;
           if (!handler) throw methodNotAllowed(method, ['GET']);
           return recorder.change(caller, 'delete', node.path.join('/'), body, async () => {
+            check();
             await handler.remove(node, caller.principal);
             return ok({});
           });
         }
         const kind = this.beanChange(method, node, writer);
         return this.change(caller, writer, { kind, node }, body, async () => {
+          check();
           if (kind === 'update') {
             await writer.update(node, bodyObject(body), write);
             return ok({});
@@ -317,12 +413,17 @@ export class ManagementApi {
       }
       case 'collection': {
         const { owner, prop } = target;
-        if (reads) return ok(renderer.collection(owner, prop, target.path, ctx, target.mount));
+        if (reads) {
+          const etag = renderer.collectionEtag(owner, prop, ctx, target.mount);
+          if (evaluate(caller.conditions, etag, true, what) === 'not-modified') return { status: 304, body: undefined, headers: { etag } };
+          return { status: 200, body: renderer.collection(owner, prop, target.path, ctx, target.mount), headers: { etag } };
+        }
         const writer = this.writerOf(owner.root);
         if (!writer) {
           const handler = this.parts.collections.handler(owner.type, prop.name);
           if (!handler || method !== 'POST') throw methodNotAllowed(method, handler ? ['GET', 'POST'] : ['GET']);
           return recorder.change(caller, 'create', target.path.join('/'), body, async () => {
+            check();
             const identity = await handler.create(owner, bodyObject(body), caller.principal);
             return { status: 201, body: {}, headers: { location: ctx.urls.href([...owner.root.base, ...identity]) } };
           });
@@ -338,6 +439,8 @@ export class ManagementApi {
       }
       case 'createForm': {
         if (!reads) throw methodNotAllowed(method, ['GET']);
+        // A form has no state of its own to compare: conditions on it are refused as on anything without a tag.
+        evaluate(caller.conditions, undefined, true, what);
         const type = this.parts.catalog.type(target.prop.creators[0] ?? target.prop.javaType);
         return ok(renderer.createForm(target.owner, target.prop, target.path, type, ctx));
       }
@@ -348,14 +451,17 @@ export class ManagementApi {
         if (writer?.invoke && writer.performs?.(node, op)) {
           const perform = writer.invoke.bind(writer);
           return this.change(caller, writer, { kind: 'invoke', node, op }, body, async () => {
+            check();
             await perform(node, op, bodyObject(body), write);
             return ok({});
           });
         }
-        return this.invokeOperation(caller, node, op, ctx, body);
+        return this.invokeOperation(caller, node, op, ctx, body, conditions.precondition);
       }
       case 'search':
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
+        // A search's answer is made for its query; it has no entity tag to compare.
+        evaluate(caller.conditions, undefined, false, what);
         return ok(this.parts.searcher.search(target.node, bodyObject(body, 'search query'), ctx));
     }
   }
@@ -398,6 +504,7 @@ export class ManagementApi {
 
   private createIn(caller: Caller, writer: TreeWriter, owner: BeanNode, prop: PropDef, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
     return this.change(caller, writer, { kind: 'create', owner, prop }, 'body' in input ? input.body : undefined, async () => {
+      write.precondition?.();
       if (this.deploys(owner, prop)) return this.deploy(caller, owner, ctx, write, input);
       if ('upload' in input) throw badRequest(`'${prop.name}' takes no upload; send its properties as JSON.`);
       const identity = await writer.create(owner, prop, bodyObject(input.body), write);
@@ -405,9 +512,19 @@ export class ManagementApi {
     });
   }
 
-  private async invokeOperation(caller: Caller, node: BeanNode, op: OperationDef, ctx: RenderContext, body: unknown): Promise<Answer> {
+  private async invokeOperation(caller: Caller, node: BeanNode, op: OperationDef, ctx: RenderContext, body: unknown, precondition?: () => void): Promise<Answer> {
     const run = async (audit: AuditNote) => {
-      const call = { node, op, principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ctx, prefer: caller.prefer, audit, ...(caller.signal ? { signal: caller.signal } : {}) };
+      const call = {
+        node,
+        op,
+        principal: caller.principal,
+        session: caller.session ?? DEFAULT_SESSION,
+        ctx,
+        prefer: caller.prefer,
+        audit,
+        ...(caller.signal ? { signal: caller.signal } : {}),
+        ...(precondition ? { precondition } : {}),
+      };
       const answer = await this.parts.operations.invoke(call, bodyObject(body, 'action arguments'));
       // What the action changed (states, tasks) is stored before it is acknowledged.
       await this.parts.domain.flush();
@@ -487,6 +604,11 @@ export class ManagementApi {
 
 const ok = (body: unknown): Answer => ({ status: 200, body });
 
+/** A place whose tree is not built again for a change (it is read afresh for each request anyway). */
+function fixed(place: Omit<Place, 'refresh'>): Place {
+  return { ...place, refresh: () => place.root };
+}
+
 /** The body of a change, which must be a JSON object (absent: an empty one). */
 export function bodyObject(body: unknown, what = 'request body'): Json {
   if (body === undefined) return {};
@@ -513,7 +635,7 @@ function fits(expect: 'create' | 'update' | 'invoke' | 'search', target: Target)
   }
 }
 
-function describeTarget(target: Target): string {
+function targetWords(target: Target): string {
   switch (target.kind) {
     case 'bean':
       return 'a bean';

@@ -22,6 +22,7 @@ import { WithConnections } from '../runtime/pools.js';
 import { WithTasks, serverTaskPrefix } from '../runtime/tasks.js';
 import type { LiveValues, Mount, TreeName, TreeRoot } from '../tree/resolve.js';
 import { keyOfIdentity } from '../core/identity.js';
+import { unavailable } from '../core/problems.js';
 import { partitionsNeeded } from '../lifecycle/beans.js';
 
 /** The trees of a management version, named by the first segment after it. */
@@ -39,6 +40,8 @@ export interface Scope {
   restricted?: boolean;
   /** Audit records read for this request (an administrator's request that shows them). */
   audit?: AuditView;
+  /** The server answering, when not the administration server (its own `serverRuntime`). */
+  server?: string;
 }
 
 export class Trees {
@@ -119,8 +122,12 @@ export class Trees {
       }
       case 'domainRuntime':
         return this.domainRuntime(scope, filter);
-      case 'serverRuntime':
-        return this.serverRoot(this.domain.topology().adminServerName, ['serverRuntime'], filter, this.derived(this.context(scope)))!;
+      case 'serverRuntime': {
+        const server = scope.server ?? this.domain.topology().adminServerName;
+        const root = this.serverRoot(server, ['serverRuntime'], filter, this.derived(this.context(scope)));
+        if (!root) throw unavailable(`The server '${server}' is ${this.domain.runtime.serverState(server)}: its runtime cannot be read.`, 5);
+        return root;
+      }
     }
   }
 

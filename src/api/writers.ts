@@ -16,6 +16,11 @@ type Json = Record<string, unknown>;
 export interface WriteContext {
   principal: Principal;
   session: string;
+  /**
+   * The request's conditions on its target (If-Match...): throws 412 when they fail. A writer that
+   * can runs it again inside its own transaction, so that no change slips in between.
+   */
+  precondition?: () => void;
 }
 
 /** A change of a tree, as the writer authorizes it and the audit trail names it. */
@@ -89,15 +94,15 @@ export class EditWriter implements TreeWriter {
   }
 
   create(owner: BeanNode, prop: PropDef, body: Json, ctx: WriteContext): Promise<Identity> {
-    return this.config.create(ctx.principal.user, ctx.session, owner, prop, body);
+    return this.config.create(ctx.principal.user, ctx.session, owner, prop, body, ctx.precondition);
   }
 
   update(node: BeanNode, body: Json, ctx: WriteContext): Promise<void> {
-    return this.config.update(ctx.principal.user, ctx.session, node, body);
+    return this.config.update(ctx.principal.user, ctx.session, node, body, ctx.precondition);
   }
 
   async delete(node: BeanNode, ctx: WriteContext): Promise<void> {
     if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
-    await this.config.delete(ctx.principal.user, ctx.session, node, node.via);
+    await this.config.delete(ctx.principal.user, ctx.session, node, node.via, ctx.precondition);
   }
 }

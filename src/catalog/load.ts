@@ -243,7 +243,8 @@ const KIND_BY_JAVA: Record<string, ValueKind> = {
   'java.lang.Exception': 'throwable', 'java.lang.Throwable': 'throwable',
 };
 
-function valueKindOf(javaType: string, rel: CatalogProperty['rel']): ValueKind {
+/** The kind of value a Java type holds on the wire (`bean` for relationships). */
+export function valueKindOf(javaType: string, rel: CatalogProperty['rel']): ValueKind {
   if (rel) return 'bean';
   return KIND_BY_JAVA[javaType] ?? 'object';
 }

@@ -6,6 +6,7 @@ import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import { initDataDir, startServer } from './server.js';
 import { exportDataDir, initFrom } from './interchange.js';
 import { formatFinding } from '../interchange/index.js';
+import { parsePortOffset } from '../runtime/endpoints.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -17,6 +18,8 @@ program
   .option('--port <number>', 'port to listen on', (v) => Number.parseInt(v, 10), 7001)
   .option('--data-dir <dir>', 'data directory', './data')
   .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
+  .option('--port-offset <n>', "added to every managed server's ports (listen, SSL and administration ports), so several domains share one host", parsePortOffset, 0)
+  .option('--no-listeners', "running managed servers do not open their own ports")
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug): info shows start-up, warnings, activations, lifecycle changes and the audit; debug adds a line per request', 'info')
   .option('--log-format <format>', 'json (a JSON object per line) or pretty (readable lines)', 'json')
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
@@ -25,11 +28,13 @@ program
     'IP addresses or CIDR ranges (comma-separated, repeatable) of proxies whose X-Forwarded-Proto and X-Forwarded-Host are believed (default: none)',
     (value: string, list: string[] = []) => [...list, value],
   )
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[] }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean }) => {
     const server = await startServer({
       host: opts.host,
       port: opts.port,
       dataDir: opts.dataDir,
+      portOffset: opts.portOffset,
+      listeners: opts.listeners,
       logLevel: opts.logLevel,
       logFormat: opts.logFormat as LogFormat,
       ...(opts.store ? { store: opts.store } : {}),

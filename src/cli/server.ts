@@ -18,6 +18,11 @@ import { RequestStats } from '../runtime/live.js';
 import type { Logger } from 'pino';
 import { type LogFormat, makeLogger } from './logging.js';
 import { openStore } from '../store/open.js';
+import { ServerListeners } from '../runtime/listeners.js';
+import type { ServerEndpoints } from '../runtime/endpoints.js';
+import { aliveSince } from '../domain/coordinator.js';
+import { openServerListeners } from '../http/listeners.js';
+import { certificateSource } from './certificates.js';
 import { givenKey } from '../config/secret-key.js';
 import { permissionWarnings, prepareDataDir, secretKeySource, writePasswordFile } from './data-dir.js';
 
@@ -55,6 +60,15 @@ export interface ServerOptions {
   uploads?: Partial<UploadLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /**
+   * Whether running managed servers listen on their own ports (default true). Tests turn this off
+   * unless they give a port offset, so that test runs do not fight over the ports 7003, 7005...
+   */
+  listeners?: boolean;
+  /** Added to every managed server's ports (`--port-offset`; default 0). */
+  portOffset?: number;
+  /** How often servers sharing a store look for listeners a stopped server left (ms; default 5000). */
+  leaseCheckMs?: number;
 }
 
 export interface RunningServer {
@@ -65,6 +79,8 @@ export interface RunningServer {
   api: ManagementApi;
   /** What the server found wrong at start-up without stopping (printed unless quiet). */
   warnings: string[];
+  /** Managed servers whose listeners this process has open. */
+  listening(): string[];
   close(): Promise<void>;
 }
 
@@ -130,6 +146,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(opts.template ? { template: opts.template } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
+    ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();
@@ -176,6 +193,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
+  const listeners = opts.listeners === false ? undefined : managedListeners(open, opts, log, trustProxy);
+  // Servers that were running when the process stopped listen again before it says it is ready.
+  await listeners?.reconcile();
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host}:${port}/management/appserver/latest`;
   warnings.push(...permissionWarnings(opts.dataDir));
@@ -186,6 +206,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
     out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
+    const running = listeners?.listening() ?? [];
+    if (listeners) out.write(`  managed servers listen on their own ports${opts.portOffset ? ` shifted by ${opts.portOffset}` : ''}${running.length > 0 ? ` (listening: ${running.join(', ')})` : ''}\n`);
+    else out.write('  managed servers do not listen on ports of their own (--no-listeners)\n');
   }
   return {
     url,
@@ -193,11 +216,38 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     domain: open.domain,
     api: open.api,
     warnings,
+    listening: () => listeners?.listening() ?? [],
     close: async () => {
+      await listeners?.close();
       await app.close();
       await open.close();
     },
   };
+}
+
+/** The listeners of the running managed servers, following their states; the start gate of their lifecycles. */
+function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger, trustProxy: readonly string[]): ServerListeners {
+  const { domain, api } = open;
+  const certificate = certificateSource(opts.dataDir);
+  const opener = (endpoints: ServerEndpoints) =>
+    openServerListeners(endpoints, {
+      api,
+      stats: new RequestStats(),
+      uploadDir: join(opts.dataDir, 'applications'),
+      served: (received, sent) => domain.runtime.served.count(endpoints.server, received, sent),
+      certificate,
+      // One line per server says where it listens (below); Fastify's own line per port is for debugging.
+      logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),
+      trustProxy,
+      ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+    });
+  const listeners = new ServerListeners(domain.runtime, opener, {
+    log: domain.log,
+    ...(domain.store.shared ? { leases: { store: domain.store, instance: domain.instance, aliveSince } } : {}),
+    ...(opts.leaseCheckMs !== undefined ? { leaseCheckMs: opts.leaseCheckMs } : {}),
+  });
+  domain.lifecycles.startGate = (server) => listeners.open(server);
+  return listeners;
 }
 
 /** A domain made from elsewhere (an import): its configuration, first administrator and what follows creation. */

@@ -28,6 +28,8 @@ export interface ChangeSummary {
 }
 
 export interface ActivationResult {
+  /** The activation record's id (absent for a dry run, which records nothing). */
+  id?: number;
   version: number;
   changes: ChangeSummary[];
   restartRequired: boolean;
@@ -35,6 +37,25 @@ export interface ActivationResult {
   keys: string[];
   /** Made by another server sharing the store (which stored its own runtime consequences). */
   remote?: boolean;
+}
+
+/** What an activation of the session would write: the same plan serves the dry run and the real one. */
+interface ActivationPlan {
+  write: BeanChanges;
+  summaries: ChangeSummary[];
+  restartRequired: boolean;
+  /** Beans put, with what they replace. */
+  puts: [StoredBean, BeanRecord | undefined][];
+  /** The changed keys, parents first. */
+  keys: string[];
+}
+
+/** How an activation is asked for. */
+export interface ActivateOptions {
+  /** Validate and report the changes, apply nothing (no version, no lock change, no record). */
+  dryRun?: boolean;
+  /** The request's conditions on the change manager (If-Match), judged inside the activation's turn. */
+  precondition?: () => void;
 }
 
 /** Called after each activation, once the new configuration is in place. */
@@ -298,7 +319,24 @@ export class ConfigService {
       hasChanges: locked ? s.hasChanges : undefined,
       mergeNeeded: this.mergeNeeded(s),
       editSession: s.info.name,
+      pendingChanges: this.pendingChanges(s),
     };
+  }
+
+  /**
+   * The session's unactivated changes, bean by bean and property by property (old value, new
+   * value, restart needed), exactly as activating now would record them; nothing is validated.
+   */
+  pendingChanges(s: EditSession): ChangeSummary[] {
+    if (!s.hasChanges) return [];
+    return this.plan(this.copyOf(s), false).summaries;
+  }
+
+  /** A copy of a session to plan on: planning adds the clean-ups activation makes, which must not touch the real one. */
+  private copyOf(s: EditSession): EditSession {
+    const copy = this.newSession({ ...s.info });
+    copy.restore(structuredClone([...s.changes]));
+    return copy;
   }
 
   /**
@@ -467,13 +505,23 @@ export class ConfigService {
     });
   }
 
-  async activate(user: string, sessionName: string): Promise<ActivationResult> {
+  /**
+   * Activates the session's changes. A dry run judges everything a real activation judges at this
+   * moment (the lock, merges, references, the request's conditions) and answers what it would
+   * record, applying nothing: no configuration version, no lock change, no record, no runtime effect.
+   */
+  async activate(user: string, sessionName: string, opts: ActivateOptions = {}): Promise<ActivationResult> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
       await this.expireLocked(s);
+      opts.precondition?.();
       if (s.info.owner !== user) {
         if (s.info.owner === null) throw badRequest(`Not edit lock owner: there are no changes to activate in the edit session '${s.info.name}' (start an edit with changeManager/startEdit first).`);
         throw lockedBy(s);
+      }
+      if (opts.dryRun) {
+        const plan = this.plan(this.copyOf(s), true);
+        return { version: this.version + 1, changes: plan.summaries, restartRequired: plan.restartRequired, keys: plan.keys };
       }
       return this.activateLocked(s, user);
     });
@@ -521,11 +569,16 @@ export class ConfigService {
     return { key: '', identity: [], ...(record ? { record } : {}) };
   }
 
-  /** Runs a write in the session: joins the caller's open session, or runs as an implicit session. */
-  private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T): Promise<T> {
+  /**
+   * Runs a write in the session: joins the caller's open session, or runs as an implicit session.
+   * `precondition` (the request's If-Match...) is judged first, inside the same turn as the write,
+   * and again whenever another server's change makes the write run once more.
+   */
+  private async write<T>(user: string, sessionName: string, apply: (s: EditSession) => T, precondition?: () => void): Promise<T> {
     return this.exclusive(async () => {
       const s = this.session(sessionName);
       await this.expireLocked(s);
+      precondition?.();
       if (s.info.owner === user) {
         const result = apply(s);
         await this.saveSession(s);
@@ -549,18 +602,18 @@ export class ConfigService {
   }
 
   /** Creates an item of a child collection (or an optional singleton); returns the new bean's identity. */
-  async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>): Promise<string[]> {
-    return this.write(user, sessionName, (s) => this.createIn(s, owner, prop, body));
+  async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>, precondition?: () => void): Promise<string[]> {
+    return this.write(user, sessionName, (s) => this.createIn(s, owner, prop, body), precondition);
   }
 
   /** Partial update of a bean (materialising an always-present singleton if need be). */
-  async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>): Promise<void> {
-    return this.write(user, sessionName, (s) => this.updateIn(s, node, node.type, body));
+  async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>, precondition?: () => void): Promise<void> {
+    return this.write(user, sessionName, (s) => this.updateIn(s, node, node.type, body), precondition);
   }
 
   /** Deletes a collection item or an optional singleton, clearing the references to it. */
-  async delete(user: string, sessionName: string, node: Owner, prop: PropDef): Promise<void> {
-    return this.write(user, sessionName, (s) => this.deleteIn(s, node, prop));
+  async delete(user: string, sessionName: string, node: Owner, prop: PropDef, precondition?: () => void): Promise<void> {
+    return this.write(user, sessionName, (s) => this.deleteIn(s, node, prop), precondition);
   }
 
   /**
@@ -715,9 +768,13 @@ export class ConfigService {
 
   // ---- activation ----
 
-  private async activateLocked(s: EditSession, user: string): Promise<ActivationResult> {
-    const startTime = Date.now();
-    const conflicts = this.conflictingKeys(s);
+  /**
+   * What activating the session writes, and the record it makes. Adds to the session the clean-ups
+   * an activation makes (references to deleted beans, updates of beans removed meanwhile). With
+   * `check`, refuses what activation refuses (a merge needed, references to beans gone).
+   */
+  private plan(s: EditSession, check: boolean): ActivationPlan {
+    const conflicts = check ? this.conflictingKeys(s) : [];
     if (conflicts.length > 0) {
       throw badRequest(
         `The edit session '${s.info.name}' needs a merge: activations since it began changed ${conflicts.slice(0, 5).map(describeKey).join(', ')}${conflicts.length > 5 ? ', ...' : ''}. Call safeResolve (or forceResolve) on the change manager, then activate.`,
@@ -729,7 +786,7 @@ export class ConfigService {
     for (const [key, change] of [...s.changes]) {
       if (change.op === 'update' && !this.config.bean(key) && !this.typeAt(s, key)) s.changes.delete(key);
     }
-    this.validateReferences(s);
+    if (check) this.validateReferences(s);
     const ordered = [...s.changes].sort(([a], [b]) => depthOfKey(a) - depthOfKey(b));
     const write: BeanChanges = { put: [], remove: [] };
     const summaries: ChangeSummary[] = [];
@@ -761,6 +818,12 @@ export class ConfigService {
       restartRequired ||= this.needsRestart(type, props);
     }
     write.put = puts.map(([b]) => b);
+    return { write, summaries, restartRequired, puts, keys: ordered.map(([k]) => k) };
+  }
+
+  private async activateLocked(s: EditSession, user: string): Promise<ActivationResult> {
+    const startTime = Date.now();
+    const { write, summaries, restartRequired, puts, keys } = this.plan(s, true);
     const nextVersion = this.version + 1;
     const after: StoredSession = { ...stored(s), changes: [], info: { ...s.info, owner: null, lockExpires: null, baseVersion: nextVersion } };
     const record: Omit<ActivationRecord, 'id'> = {
@@ -795,7 +858,7 @@ export class ConfigService {
     s.info.lockExpires = null;
     s.info.baseVersion = nextVersion;
     this.wake();
-    const result: ActivationResult = { version: nextVersion, changes: summaries, restartRequired, keys: ordered.map(([k]) => k) };
+    const result: ActivationResult = { id, version: nextVersion, changes: summaries, restartRequired, keys };
     for (const l of this.listeners) await l(result);
     return result;
   }

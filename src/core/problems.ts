@@ -21,6 +21,8 @@ export type ProblemKind =
   | 'too-large'
   /** The request took too long to arrive (408). */
   | 'timeout'
+  /** A condition of the request (If-Match, If-None-Match) does not hold (412). */
+  | 'precondition-failed'
   /** The server cannot take the request now; retry later (503). */
   | 'unavailable'
   /** A remote server this one called failed or answered wrongly (502). */
@@ -41,6 +43,8 @@ export interface ProblemHints {
   allow?: readonly string[];
   /** Seconds after which a retry may succeed (unavailable). */
   retryAfterSeconds?: number;
+  /** The entity tag the resource has now (precondition-failed). */
+  etag?: string;
 }
 
 export class Problem extends Error {

@@ -44,6 +44,8 @@ export interface DomainOptions {
   /** Where activations and lifecycle changes are logged (default: nowhere). */
   log?: Log;
   timings?: Partial<LifecycleTimings>;
+  /** Added to every managed server's ports (`serve --port-offset`). */
+  portOffset?: number;
   /** Where the key of sealed values comes from (never the store), and the key found there if any. */
   secretKey: SecretKeySource;
   givenKey: GivenKey | undefined;
@@ -141,7 +143,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   }
   const behaviours = standardBehaviours(catalog);
   const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
-  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now());
+  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now(), opts.portOffset ?? 0);
   // Data sources open their pools once the process serves (openManagement); passwords open here.
   runtime.dataSources.configure({ openSecret: (sealed) => secrets.open(sealed), scheduler, log: opts.log ?? SILENT_LOG });
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
@@ -164,6 +166,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     lifecycles: new Lifecycles(runtime, tasks, scheduler, timings),
     deployments: new Deployments(runtime, tasks, scheduler, configService, timings.deployment),
     coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology }),
+    instance,
   });
   await lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
   // Tasks of earlier runs: a single server knows nobody still runs the unfinished ones.

@@ -37,6 +37,8 @@ export interface DomainParts {
   security: SecurityService;
   persistence: RuntimePersistence;
   coordinator: ClusterCoordinator;
+  /** This process among the servers sharing the store (its heartbeats, tasks and leases). */
+  instance: string;
 }
 
 export class Domain implements DomainParts {
@@ -54,6 +56,7 @@ export class Domain implements DomainParts {
   readonly security: SecurityService;
   readonly persistence: RuntimePersistence;
   readonly coordinator: ClusterCoordinator;
+  readonly instance: string;
 
   constructor(parts: DomainParts) {
     this.log = parts.log;
@@ -70,6 +73,7 @@ export class Domain implements DomainParts {
     this.security = parts.security;
     this.persistence = parts.persistence;
     this.coordinator = parts.coordinator;
+    this.instance = parts.instance;
     this.wire();
   }
 

@@ -10,6 +10,8 @@ export interface DomainSize {
   applications: number;
   /** Every managed server starts RUNNING (for monitoring benchmarks). */
   running?: boolean;
+  /** Where every managed server listens (default: a host name per machine, `hostN.example.test`). */
+  listenAddress?: string;
 }
 
 export const DEFAULT_SIZE: DomainSize = { servers: 1000, clusters: 10, partitions: 200, applications: 5000 };
@@ -36,7 +38,7 @@ export function generateDomain(catalog: Catalog, size: DomainSize, listenPort = 
   b.item(domain, 'servers', 'AdminServer', { listenAddress: '127.0.0.1', listenPort });
   for (let i = 0; i < size.servers; i++) {
     b.item(domain, 'servers', `ms${i}`, {
-      listenAddress: `host${i % machines}.example.test`,
+      listenAddress: size.listenAddress ?? `host${i % machines}.example.test`,
       listenPort: 8001 + i,
       cluster: ref('clusters', `cluster${i % clusters}`),
       machine: ref('machines', `machine${i % machines}`),

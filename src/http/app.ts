@@ -17,6 +17,7 @@ import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
+import { isReady, readyRoute } from './ready.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +36,8 @@ export interface AppDependencies {
   uploadDir: string;
   /** The server's own figures: fed with every answer, and served at /metrics with the runtime's. */
   metrics?: AdminMetrics;
+  /** Told of every answer with the bytes received and sent (a managed server's served requests). */
+  served?: (bytesReceived: number, bytesSent: number) => void;
 }
 
 export interface AppOptions {
@@ -53,6 +56,10 @@ export interface AppOptions {
    * believed (default: none, so hrefs follow the Host header alone).
    */
   trustProxy?: readonly string[];
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
+  https?: { key: string; cert: string };
+  /** Closing ends every connection at once, requests in progress included (a managed server that stops). */
+  forceClose?: boolean;
 }
 
 /** How long a client may take to send a request, and how long an idle connection stays open. */
@@ -88,6 +95,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const trusted = parseTrustedProxies(opts.trustProxy ?? []);
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    ...(opts.https ? { https: opts.https } : {}),
+    ...(opts.forceClose ? { forceCloseConnections: true } : {}),
     // One line per request is for debugging (see the onResponse hook), not the default log.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
@@ -177,6 +186,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       }
       return;
     }
+    // Probes ask without credentials whether the server takes work.
+    if (isReady(request.url)) return;
     if (!isMetrics(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
@@ -239,6 +250,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', async (request, reply) => {
     deps.stats.completed++;
+    if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || 0);
     deps.metrics?.observeRequest(treeOf(request.url, apps.application(request.url) !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
   });
@@ -271,6 +283,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
+  readyRoute(app, deps.api);
   app.all('/*', handle);
   return app;
 }

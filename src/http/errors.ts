@@ -13,6 +13,7 @@ const STATUS: Record<ProblemKind, number> = {
   'method-not-allowed': 405,
   'not-acceptable': 406,
   timeout: 408,
+  'precondition-failed': 412,
   'too-large': 413,
   'unsupported-media-type': 415,
   internal: 500,
@@ -31,6 +32,7 @@ export function problemHeaders(problem: Problem): Record<string, string> {
   if (problem.kind === 'unauthenticated') out['www-authenticate'] = 'Basic realm="appserver"';
   if (problem.hints.allow) out.allow = problem.hints.allow.join(', ');
   if (problem.hints.retryAfterSeconds !== undefined) out['retry-after'] = String(problem.hints.retryAfterSeconds);
+  if (problem.hints.etag !== undefined) out.etag = problem.hints.etag;
   return out;
 }
 

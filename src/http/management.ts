@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Address } from '../api/address.js';
 import type { Answer, Caller, View } from '../api/caller.js';
+import type { Conditions } from '../core/preconditions.js';
 import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Uploads } from './deploy-requests.js';
 import { originOf } from './origin.js';
@@ -34,6 +35,11 @@ export class ManagementRoutes {
     } else {
       answer = await this.api.request(request.method, caller, at, { body: request.body }, view);
     }
+    if (answer.status === 304) {
+      // Not modified: the tag again, and no body.
+      for (const [k, v] of Object.entries(answer.headers ?? {})) reply.header(k, v);
+      return reply.code(304).send();
+    }
     return sendJson(reply, answer.status, answer.body, answer.headers ?? {});
   }
 
@@ -47,13 +53,24 @@ export class ManagementRoutes {
 function callerOf(request: FastifyRequest, reply?: FastifyReply): Caller {
   const prefer = request.headers.prefer;
   const session = sessionOf(request);
+  const conditions = conditionsOf(request);
   return {
     principal: request.principal,
     address: clientAddress(request),
     ...(session !== undefined ? { session } : {}),
     ...(typeof prefer === 'string' ? { prefer } : {}),
+    ...(conditions ? { conditions } : {}),
     ...(reply ? { signal: clientGone(reply) } : {}),
   };
+}
+
+/** `If-Match` and `If-None-Match`, when the request sends them (a header sent twice counts as one list). */
+function conditionsOf(request: FastifyRequest): Conditions | undefined {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+  const ifMatch = one(request.headers['if-match']);
+  const ifNoneMatch = one(request.headers['if-none-match']);
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  return { ...(ifMatch !== undefined ? { ifMatch } : {}), ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}) };
 }
 
 /** The edit session the request names (the API's default session when it names none). */

@@ -1,14 +1,15 @@
 // The change manager (edit/changeManager): edit locks, activation and the resolution of merges.
 // REST-only; argument names of startEdit and takeOverEdit as in the product's configuration manager.
 import { CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
-import { DONE, type Invocation, defineOperation } from './define.js';
-import { DEPLOYER, INT, VOID, action, ov, p } from './declare.js';
+import { DONE, type Invocation, defineOperation, returns } from './define.js';
+import { BOOL, DEPLOYER, INT, VOID, action, ov, p } from './declare.js';
 
 const user = (call: Invocation) => call.principal.user;
 const millis = (call: Invocation, name: string): number | undefined => {
   const v = call.args[name];
   return typeof v === 'number' ? v : undefined;
 };
+const OBJECT = 'java.lang.Object';
 const plural = (n: number) => `${n} unactivated change${n === 1 ? '' : 's'}`;
 
 export const changeManagerOperations = [
@@ -25,10 +26,24 @@ export const changeManagerOperations = [
     if (timeOut !== undefined && timeOut > 0) call.audit.detail = `Edit session '${call.session}', lock lapses after ${timeOut} ms.`;
     return DONE;
   }),
-  defineOperation(action(CHANGE_MANAGER, 'activate', [ov(VOID)], DEPLOYER), async (call, use) => {
-    const result = await use.config.activate(user(call), call.session);
-    call.audit.detail = `Edit session '${call.session}': configuration version ${result.version}, ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}${result.restartRequired ? ', restart required' : ''}.`;
-    return DONE;
+  // activate(dryRun) (REST-only, chosen): with dryRun true, everything is judged and the changes
+  // that would be recorded are answered, and nothing is applied; either way the answer says what
+  // the activation records (or would).
+  defineOperation(action(CHANGE_MANAGER, 'activate', [ov(VOID), ov(OBJECT, p('dryRun', BOOL))], DEPLOYER), async (call, use) => {
+    const dryRun = call.args.dryRun === true;
+    const result = await use.config.activate(user(call), call.session, { dryRun, ...(call.precondition ? { precondition: call.precondition } : {}) });
+    const changes = `${result.changes.length} change${result.changes.length === 1 ? '' : 's'}${result.restartRequired ? ', restart required' : ''}`;
+    call.audit.detail = dryRun
+      ? `Edit session '${call.session}': dry run, nothing applied; would make configuration version ${result.version} with ${changes}.`
+      : `Edit session '${call.session}': configuration version ${result.version}, ${changes}.`;
+    if (call.overload.params.length === 0) return DONE;
+    return returns({
+      dryRun,
+      ...(result.id !== undefined ? { activation: String(result.id) } : {}),
+      version: result.version,
+      restartRequired: result.restartRequired,
+      changes: result.changes,
+    });
   }),
   defineOperation(action(CHANGE_MANAGER, 'cancelEdit', [ov(VOID)], DEPLOYER), async (call, use) => {
     await use.config.cancelEdit(user(call), call.session);

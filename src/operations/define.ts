@@ -59,6 +59,11 @@ export interface Invocation {
   audit: AuditNote;
   /** Aborted when the client goes away (for operations that wait). */
   signal?: AbortSignal;
+  /**
+   * The request's conditions on the bean (If-Match...), judged once before the handler runs; a
+   * handler that changes the configuration judges them again inside its transaction.
+   */
+  precondition?: () => void;
 }
 
 /**

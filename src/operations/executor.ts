@@ -29,6 +29,8 @@ export interface InvokeRequest {
   prefer: string | undefined;
   audit: AuditNote;
   signal?: AbortSignal;
+  /** The request's conditions on the bean (If-Match...), for handlers that judge them again inside their own transaction. */
+  precondition?: () => void;
 }
 
 /** The answer of an invocation: status, JSON body, and headers (`Location` of a running task). */
@@ -63,6 +65,8 @@ export class OperationExecutor {
   async invoke(request: InvokeRequest, body: Record<string, unknown>): Promise<Answer> {
     const { node, op } = request;
     authorize(request.principal, { kind: 'invoke', type: node.type, op });
+    // The request's conditions on the bean (If-Match...) hold, or nothing is done.
+    request.precondition?.();
     const handler = this.handlers.get(operationKey(op.declaredBy, op.name));
     if (!handler) throw internal(`The operation '${op.name}' of ${node.type.short} has no handler.`);
     const { overload, args } = bindArguments(op, body);
@@ -76,6 +80,7 @@ export class OperationExecutor {
       ctx: request.ctx,
       audit: request.audit,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.precondition ? { precondition: request.precondition } : {}),
     };
     const outcome = await handler(call, this.use);
     if ('value' in outcome) return { status: 200, body: resultBody(overload, outcome.value, (t) => this.catalog.types.has(t)) };

@@ -6,6 +6,7 @@ import type { BeanNode, Mount, Resolver } from '../tree/resolve.js';
 import type { Link, Urls } from './links.js';
 import { type Shape, wantsField, wantsLinks, wantsRel } from './query.js';
 import { defaultOf, fieldValue, toWire } from './values.js';
+import { digestTag } from '../core/preconditions.js';
 
 export interface RenderContext {
   urls: Urls;
@@ -21,14 +22,59 @@ export class Renderer {
 
   /** A bean: links, identity, then every visible property (and its collection shown in place). */
   bean(node: BeanNode, ctx: RenderContext, asItem = false): Json {
+    return this.taggedBean(node, ctx, asItem, false).body;
+  }
+
+  /** A bean as `bean` renders it, with its entity tag (see `etag`). */
+  beanWithTag(node: BeanNode, ctx: RenderContext): { body: Json; etag: string } {
+    const { body, etag } = this.taggedBean(node, ctx, false, true);
+    return { body, etag: etag! };
+  }
+
+  /**
+   * The entity tag of a bean: a digest of its state as a plain GET shows it (its type, every
+   * property at the request's version, which optional children exist, the sealed form of its
+   * secrets), whatever fields, links and host a request asks for. It moves exactly when what a
+   * client can read of the bean moves.
+   */
+  etag(node: BeanNode, ctx: RenderContext): string {
+    const live = node.root.live?.(node);
+    return this.tagOf(node, ctx, this.fields(node, { ...ctx, shape: {} }, {}, live, false));
+  }
+
+  /** The entity tag of a collection: a digest of its items' names and tags, in order. */
+  collectionEtag(owner: BeanNode, prop: PropDef, ctx: RenderContext, mount?: Mount): string {
+    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    return digestTag(JSON.stringify([prop.name, items.map((item) => [item.identity[item.identity.length - 1], this.etag(item, ctx)])]));
+  }
+
+  private taggedBean(node: BeanNode, ctx: RenderContext, asItem: boolean, tag: boolean): { body: Json; etag?: string } {
     const out: Json = {};
     const live = node.root.live?.(node);
     if (wantsLinks(ctx.shape)) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
     if (node.type.kind !== 'rest' && wantsField(ctx.shape, 'identity')) out.identity = node.identity;
-    this.fields(node, ctx, out, live, asItem);
+    const fields = this.fields(node, ctx, {}, live, asItem);
+    Object.assign(out, fields);
     const inPlace = node.type.inline;
     if (inPlace && !asItem) out.items = this.resolver.items(node, inPlace).map((item) => this.bean(item, ctx, true));
-    return out;
+    if (!tag) return { body: out };
+    // The fields shown are the whole state unless the request chose some: then they are read again in full.
+    const whole = !ctx.shape.fields && !ctx.shape.excludeFields ? fields : this.fields(node, { ...ctx, shape: {} }, {}, live, false);
+    return { body: out, etag: this.tagOf(node, ctx, whole) };
+  }
+
+  private tagOf(node: BeanNode, ctx: RenderContext, fields: Json): string {
+    const present: string[] = [];
+    for (const p of node.type.children) {
+      if (p.optional && p.shape === 'singleton' && node.root.source.bean(childKey(node.key, p.name)) !== undefined) present.push(p.name);
+    }
+    // Secrets show as null: their sealed form tells a change of them.
+    const sealed: unknown[] = [];
+    const values = node.record?.values;
+    if (values) for (const p of node.type.fields[ctx.version]) if (p.encrypted && Object.hasOwn(values, p.name)) sealed.push(p.name, values[p.name]);
+    const inPlace = node.type.inline;
+    const items = inPlace ? this.resolver.items(node, inPlace).map((item) => this.etag(item, ctx)) : [];
+    return digestTag(JSON.stringify([node.type.name, fields, present, sealed, items]));
   }
 
   /** The properties of a bean (no links, no identity). */

@@ -13,6 +13,8 @@ import { Messaging } from './messaging.js';
 import { ConnectorPools } from './pools.js';
 import { DataSources } from './data-sources/pools.js';
 import { dataSourceSettings } from './data-sources/settings.js';
+import { type ServerEndpoints, endpointOf, serverEndpoints } from './endpoints.js';
+import { ServedRequests } from './served.js';
 import {
   HALTED,
   type PartitionState,
@@ -73,6 +75,10 @@ export class RuntimeEngine implements RuntimeFigures {
   readonly messaging: Messaging;
   /** When each running server reached a running state (epoch ms). */
   private readonly activationTimes = new Map<string, number>();
+  /** Requests each managed server's own listener answered (real work its figures include). */
+  readonly served = new ServedRequests();
+  /** Called after servers changed state, appeared or disappeared (the listeners follow). */
+  private readonly serverWatchers: (() => void)[] = [];
 
   constructor(
     private readonly catalog: Catalog,
@@ -80,6 +86,8 @@ export class RuntimeEngine implements RuntimeFigures {
     private topology: Topology,
     readonly state: RuntimeState,
     readonly now: () => number,
+    /** Added to every managed server's ports (`serve --port-offset`). */
+    readonly portOffset = 0,
   ) {
     this.messaging = new Messaging(state, () => this.onStateChange());
     // This process is the administration server: it is running whenever the engine exists, and
@@ -114,6 +122,20 @@ export class RuntimeEngine implements RuntimeFigures {
       .filter((name) => this.serverTrees.has(name));
   }
 
+  /** Calls `fn` after any server changed state, appeared or disappeared. */
+  watchServers(fn: () => void): void {
+    this.serverWatchers.push(fn);
+  }
+
+  private serversChanged(): void {
+    for (const fn of this.serverWatchers) fn();
+  }
+
+  /** Where a server listens: its configured ports, shifted by the port offset for managed servers. */
+  endpoints(name: string): ServerEndpoints {
+    return serverEndpoints(this.topology, name, name === this.topology.adminServerName ? 0 : this.portOffset, this.state.sslChannels.get(name));
+  }
+
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
   setServerState(name: string, next: ServerState): void {
     const was = this.serverTrees.has(name);
@@ -131,6 +153,7 @@ export class RuntimeEngine implements RuntimeFigures {
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
       this.activationTimes.delete(name);
+      this.served.forget(name);
       this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
@@ -141,6 +164,7 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     if (STOPPED.has(next) && this.topology.retained.includes(name)) this.dropRetired(name);
     this.onStateChange();
+    this.serversChanged();
   }
 
   /**
@@ -158,6 +182,7 @@ export class RuntimeEngine implements RuntimeFigures {
     this.openSslChannel(name);
     this.refreshServerTree(name);
     this.onStateChange();
+    this.serversChanged();
     return this.state.sslChannels.get(name);
   }
 
@@ -350,6 +375,7 @@ export class RuntimeEngine implements RuntimeFigures {
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
     this.dataSources.keepServers(new Set(this.serverTrees.keys()));
+    this.serversChanged();
   }
 
   /**
@@ -380,6 +406,8 @@ export class RuntimeEngine implements RuntimeFigures {
     if (changes.some((c) => c.identity.includes('JDBCSystemResources'))) {
       for (const name of [...this.serverTrees.keys()]) if (!servers.has(name)) this.refreshServerTree(name);
     }
+    // Ports may have moved: the listeners look again.
+    if (servers.size > 0) this.serversChanged();
   }
 
   /**
@@ -507,8 +535,14 @@ export class RuntimeEngine implements RuntimeFigures {
     this.dataSources.beginServer(server.name);
     const admin = server.name === t.adminServerName;
     const adminServer = t.servers().find((s) => s.name === t.adminServerName);
-    const host = String(server.values.listenAddress || 'localhost');
-    const port = Number(server.values.listenPort ?? 7001);
+    const endpoints = this.endpoints(server.name);
+    const host = endpoints.host;
+    const plain = endpointOf(endpoints, 'default');
+    const ssl = endpointOf(endpoints, 'ssl');
+    const administration = endpointOf(endpoints, 'administration');
+    // The default URL is the plain port's, else the SSL port's (as the product picks it).
+    const main = plain ?? ssl;
+    const defaultURL = main ? `${main.protocol === 'https' ? 't3s' : 't3'}://${host}:${main.port}` : null;
     const root = b.root(`${R}ServerRuntimeMBean`, {
       name: server.name,
       activationTime: this.activationTimes.get(server.name) ?? this.now(),
@@ -516,9 +550,10 @@ export class RuntimeEngine implements RuntimeFigures {
       adminServerHost: String(adminServer?.values.listenAddress || 'localhost'),
       adminServerListenPort: Number(adminServer?.values.listenPort ?? 7001),
       adminServerListenPortSecure: false,
-      administrationURL: `t3://${host}:${port}`,
-      defaultURL: `t3://${host}:${port}`,
-      listenPortEnabled: true,
+      administrationURL: administration ? `t3s://${host}:${administration.port}` : defaultURL,
+      administrationPortEnabled: administration !== undefined,
+      defaultURL,
+      listenPortEnabled: plain !== undefined,
       SSLListenPortEnabled: this.state.sslChannels.has(server.name),
       currentDirectory: process.cwd(),
       middlewareHome: '/opt/appserver',
@@ -531,9 +566,9 @@ export class RuntimeEngine implements RuntimeFigures {
       restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
-    b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${port}` });
-    const sslPort = this.state.sslChannels.get(server.name);
-    if (sslPort !== undefined) b.item(root, 'serverChannelRuntimes', 'DefaultSecure[https]', { channelName: 'DefaultSecure[https]', publicURL: `https://${host}:${sslPort}` });
+    if (plain) b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${plain.port}` });
+    if (ssl) b.item(root, 'serverChannelRuntimes', 'DefaultSecure[https]', { channelName: 'DefaultSecure[https]', publicURL: `https://${host}:${ssl.port}` });
+    if (administration) b.item(root, 'serverChannelRuntimes', 'DefaultAdministration[https]', { channelName: 'DefaultAdministration[https]', publicURL: `https://${host}:${administration.port}` });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     for (const app of t.appDeployments()) {

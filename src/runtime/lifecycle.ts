@@ -43,7 +43,19 @@ function alreadyThere(what: string, state: string, op: string, t: Transition): s
   return `${what} is already ${state}; '${op}' can only be done from ${t.from.join(', ')}. Nothing was changed.`;
 }
 
+/** States a start ends in: the server serves requests on its own ports from then on. */
+const SERVING: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY']);
+
+/**
+ * What must succeed before a starting server reaches a running state: its listeners bind their
+ * ports. A rejection fails the start task with the rejection's message, and the server FAILED.
+ */
+export type StartGate = (server: string) => Promise<void>;
+
 export class Lifecycles {
+  /** Set when the process opens managed servers' listeners (`serve`); tests of the model run without. */
+  startGate?: StartGate;
+
   constructor(
     private readonly engine: RuntimeEngine,
     private readonly tasks: TaskEngine,
@@ -75,8 +87,22 @@ export class Lifecycles {
     this.engine.setServerState(name, t.via as ServerState);
     this.scheduler.after(this.timings[t.timing], () => {
       // A forced operation may have overtaken this one: only the transition still in progress ends.
-      if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
-      task.finish();
+      const gate = t.via === 'STARTING' && SERVING.has(t.to) ? this.startGate : undefined;
+      if (!gate) {
+        if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
+        task.finish();
+        return;
+      }
+      gate(name).then(
+        () => {
+          if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
+          task.finish();
+        },
+        (err: unknown) => {
+          if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, 'FAILED');
+          task.finish(`Server '${name}' failed to start: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      );
     });
     return task;
   }

@@ -45,4 +45,9 @@ export const MIGRATIONS: Migration[] = [
          locked_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (kind, key))`,
     ],
   },
+  {
+    version: 4,
+    // Servers sharing a store: which one opens each running managed server's ports (one at a time).
+    sql: () => ['CREATE TABLE listener_leases (server TEXT PRIMARY KEY, owner TEXT NOT NULL, since BIGINT NOT NULL)'],
+  },
 ];

@@ -472,6 +472,25 @@ export class SqlStore implements Store {
     return (await this.db.all<{ id: string }>('SELECT id FROM instances WHERE seen >= ?', [since])).map((r) => r.id);
   }
 
+  async takeListenerLease(server: string, owner: string, liveSince: number, now: number): Promise<boolean> {
+    // One statement: two servers taking over the lease of a dead one cannot both win.
+    const r = await this.db.run(
+      `INSERT INTO listener_leases (server, owner, since) VALUES (?, ?, ?)
+       ON CONFLICT (server) DO UPDATE SET owner = excluded.owner, since = excluded.since
+       WHERE listener_leases.owner = excluded.owner OR listener_leases.owner NOT IN (SELECT id FROM instances WHERE seen >= ?)`,
+      [server, owner, now, liveSince],
+    );
+    return r.changes > 0;
+  }
+
+  async releaseListenerLease(server: string, owner: string): Promise<void> {
+    await this.db.run('DELETE FROM listener_leases WHERE server = ? AND owner = ?', [server, owner]);
+  }
+
+  async listenerLeases(): Promise<{ server: string; owner: string }[]> {
+    return this.db.all<{ server: string; owner: string }>('SELECT server, owner FROM listener_leases ORDER BY server');
+  }
+
   // ---- documents ----
 
   async getDocument<T>(key: string): Promise<{ value: T; rev: number } | undefined> {

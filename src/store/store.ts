@@ -209,6 +209,16 @@ export interface Store {
   /** Instances seen alive since `since` (epoch ms). */
   liveInstances(since: number): Promise<string[]>;
 
+  /**
+   * Takes the lease of a managed server's listener for `owner`: granted when nobody holds it, when
+   * `owner` holds it already, or when its holder was last seen alive before `liveSince`.
+   */
+  takeListenerLease(server: string, owner: string, liveSince: number, now: number): Promise<boolean>;
+  /** Gives a lease back (only the holder's own). */
+  releaseListenerLease(server: string, owner: string): Promise<void>;
+  /** Every lease held, and by whom. */
+  listenerLeases(): Promise<{ server: string; owner: string }[]>;
+
   /** Versions of every component. */
   versions(): Promise<Record<Component, number>>;
   /** Calls `fn` when another server changes a component (shared stores). */

@@ -35,7 +35,7 @@ after(() => {
 /** Starts `appserver-admin serve --port 0` and resolves once it prints the URL it listens on. */
 async function startChild(): Promise<Child> {
   const store = await storeFor(dataDir);
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent', ...(store ? ['--store', store] : [])], {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--no-listeners', '--data-dir', dataDir, '--log-level', 'silent', ...(store ? ['--store', store] : [])], {
     cwd: ROOT,
     env: { ...process.env, APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' },
     stdio: ['ignore', 'pipe', 'pipe'],

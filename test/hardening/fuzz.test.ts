@@ -970,7 +970,7 @@ test(`fuzz: ${UPLOAD_RUNS} hostile uploads and body shapes get JSON 4xx answers,
   const dataDir = join(parent, 'data');
   mkdirSync(dataDir);
   mkdirSync(join(parent, 'victim'));
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', scheduler: new ManualScheduler(), uploads: UPLOAD_LIMITS, maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY });
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', scheduler: new ManualScheduler(), uploads: UPLOAD_LIMITS, maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY });
   const port = server.port;
   const found: Violation[] = [];
   const seen = new Map<string | number, number>();

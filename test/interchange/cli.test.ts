@@ -74,7 +74,7 @@ test('init --from a model, export it both ways, and serve it', { timeout: 120_00
   assert.match(xml.err, /2 users and 6 groups are not exported/);
 
   // A server on the imported data directory serves the beans, and the imported users log in.
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir: data, quiet: true, logLevel: 'silent' });
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir: data, quiet: true, logLevel: 'silent' });
   try {
     const origin = `http://127.0.0.1:${server.port}/management/appserver/latest`;
     const ms1 = await call(`${origin}/edit/servers/ms1`, { auth: basic('boss', 'Boss-Pass-1') });

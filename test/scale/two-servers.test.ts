@@ -49,7 +49,7 @@ async function startChild(dataDir: string): Promise<Child> {
   assert.ok(storeUrl && secretKeyFile, 'no shared store URL or key file');
   const proc = spawn(
     process.execPath,
-    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', secretKeyFile, '--log-level', 'silent'],
+    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--no-listeners', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', secretKeyFile, '--log-level', 'silent'],
     {
       cwd: ROOT,
       env: { ...process.env, APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' },

@@ -28,6 +28,7 @@ async function start(): Promise<void> {
   server = await startServer({
     host: '127.0.0.1',
     port: 0,
+    listeners: false,
     dataDir,
     ...(store ? { store } : {}),
     logLevel: 'silent',

@@ -44,7 +44,7 @@ function snapshot(dir: string): Record<string, string> {
 async function refusal(dataDir: string): Promise<Error> {
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1' });
+    server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1' });
   } catch (err) {
     return err as Error;
   }

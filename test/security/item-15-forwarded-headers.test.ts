@@ -174,7 +174,7 @@ test('item 15: trusted proxies that are not addresses or CIDR ranges are refused
   for (const entry of ['nonsense', '10.0.0.0/33', '1.2.3.4/x', '::1/129', '10.0.0.1/8/8', '*']) {
     const dataDir = mkdtempSync(join(tmpdir(), 'appserver-item15-'));
     try {
-      const started = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', quiet: true, trustProxy: ['127.0.0.1', entry] }).catch((err: Error) => err);
+      const started = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, trustProxy: ['127.0.0.1', entry] }).catch((err: Error) => err);
       if (!(started instanceof Error)) {
         await started.close();
         assert.fail(`the server started, trusting '${entry}'`);

@@ -104,9 +104,9 @@ export async function createUser(admin: Client, name: string, password: string, 
   return basic(name, password);
 }
 
-/** The change manager's values (no links) as the client's session sees them. */
+/** The change manager's lock values (no links, no pending changes) as the client's session sees them. */
 export async function changeManager(c: Client): Promise<Record<string, unknown>> {
-  const r = await c.get('edit/changeManager?links=none');
+  const r = await c.get('edit/changeManager?links=none&excludeFields=pendingChanges');
   assert.equal(r.status, 200, r.text);
   return r.json;
 }

@@ -96,12 +96,24 @@ export interface RuntimeServer {
   restart(): Promise<RuntimeServer>;
 }
 
+export interface RuntimeServerOptions {
+  /** Managed servers listen on their own ports shifted by this; without it they do not listen at all. */
+  portOffset?: number;
+  /** The store (default: the one `storeFor` gives for the data directory). */
+  store?: string;
+  /** The key of sealed values (servers sharing a store share it). */
+  secretKey?: string;
+  /** How often servers sharing a store look for listeners to take over (ms). */
+  leaseCheckMs?: number;
+}
+
 export async function startRuntimeServer(
   dataDir = mkdtempSync(join(tmpdir(), 'appserver-runtime-')),
   timings?: Partial<LifecycleTimings>,
+  options: RuntimeServerOptions = {},
 ): Promise<RuntimeServer> {
   const scheduler = new ManualScheduler();
-  const store = await storeFor(dataDir);
+  const store = options.store ?? (await storeFor(dataDir));
   const server = await startServer({
     host: '127.0.0.1',
     port: 0,
@@ -114,6 +126,10 @@ export async function startRuntimeServer(
     scheduler,
     maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     ...(timings ? { timings } : {}),
+    // Test runs would fight over the managed servers' ports: they listen only when a test asks.
+    ...(options.portOffset !== undefined ? { portOffset: options.portOffset } : { listeners: false }),
+    ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+    ...(options.leaseCheckMs !== undefined ? { leaseCheckMs: options.leaseCheckMs } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const self: RuntimeServer = {
@@ -130,7 +146,7 @@ export async function startRuntimeServer(
     },
     restart: async () => {
       await server.close();
-      return startRuntimeServer(dataDir, timings);
+      return startRuntimeServer(dataDir, timings, options);
     },
   };
   return self;

@@ -41,6 +41,8 @@ export interface TestServerOptions {
   trustProxy?: string[];
   /** Event-loop delay beyond which requests get 503 (default 10 s: a busy test machine is no overload). */
   maxEventLoopDelay?: number;
+  /** Managed servers listen on their own ports shifted by this; without it they do not listen at all. */
+  portOffset?: number;
 }
 
 /** Tests share a small machine: a loop a few seconds late there is load from other tests, not overload. */
@@ -77,6 +79,8 @@ export async function startTestServer(
       ...(options.secretKeyFile !== undefined ? { secretKeyFile: options.secretKeyFile } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       maxEventLoopDelay: options.maxEventLoopDelay ?? TEST_MAX_EVENT_LOOP_DELAY,
+      // Test runs would fight over the managed servers' ports: they listen only when a test asks.
+      ...(options.portOffset !== undefined ? { portOffset: options.portOffset } : { listeners: false }),
     });
   const server = generate
     ? await captureStdout(start, (text) => {

@@ -44,6 +44,7 @@ export async function startSharedPair(): Promise<SharedPair> {
           adminPassword: ADMIN.password,
           scheduler: schedulers[i]!,
           secretKey,
+          listeners: false,
         }),
       );
     }

@@ -29,6 +29,8 @@ export const restOnlyTypes: Record<string, CatalogType> = {
       { n: 'hasChanges', t: 'boolean' },
       { n: 'mergeNeeded', t: 'boolean' },
       { n: 'editSession', t: 'java.lang.String', d: 'default' },
+      // The session's unactivated changes as activating now would record them (see Activation.changes).
+      { n: 'pendingChanges', t: 'java.lang.Object', a: 1 },
       // The record of past activations (who, when, what changed), newest first.
       { n: 'activations', t: ACTIVATION, rel: 'c', a: 1 },
     ],

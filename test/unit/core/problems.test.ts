@@ -32,6 +32,7 @@ const STATUS: Record<ProblemKind, number> = {
   'method-not-allowed': 405,
   'not-acceptable': 406,
   timeout: 408,
+  'precondition-failed': 412,
   'too-large': 413,
   'unsupported-media-type': 415,
   internal: 500,

@@ -1,0 +1,88 @@
+// A managed server's own listeners: on each of its ports, the same application as the
+// administration server's (authentication, roles, body limits, errors, /metrics, /appserver/ready)
+// over the management interface as that server serves it (`api.forServer`). Plain HTTP on the
+// listen port, HTTPS with the process's certificate on the SSL and administration ports.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { ManagementApi } from '../api/management-api.js';
+import type { RequestStats } from '../api/caller.js';
+import { buildApp } from './app.js';
+
+/** Where one managed server listens (as the runtime computes it). */
+export interface ListenSpec {
+  server: string;
+  /** The address to bind (`0.0.0.0` for every interface). */
+  bindAddress: string;
+  endpoints: readonly { kind: string; protocol: 'http' | 'https'; port: number }[];
+}
+
+export interface ServerListenerOptions {
+  /** The management interface of the whole domain; each server gets its own view of it. */
+  api: ManagementApi;
+  /** Request counters of the server (its own, not the administration server's). */
+  stats: RequestStats;
+  /** Where uploads would be staged (a managed server takes none: its edit tree does not exist). */
+  uploadDir: string;
+  /** Told of every request the server answered, with the bytes received and sent. */
+  served: (bytesReceived: number, bytesSent: number) => void;
+  /** The key and certificate of HTTPS ports, made when first needed. */
+  certificate: () => Promise<{ key: string; cert: string }>;
+  logger?: FastifyBaseLogger;
+  trustProxy?: readonly string[];
+  maxEventLoopDelay?: number;
+}
+
+/** Why a port could not be bound, in words naming it. */
+function bindFailure(err: unknown, address: string, port: number): Error {
+  const code = (err as { code?: unknown }).code;
+  const where = `${address}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new Error(`port ${port} is already in use (${where}); stop what uses it, or start the process with another --port-offset`);
+    case 'EACCES':
+      return new Error(`port ${port} may not be opened by this process (${where}): ports below 1024 need privileges`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new Error(`the listen address of port ${port} is not an address of this host (${where})`);
+    default:
+      return new Error(`port ${port} could not be opened (${where}): ${(err as Error).message}`);
+  }
+}
+
+/** Opens every port of `spec`; if one fails, those already open are closed again and the failure names the port. */
+export async function openServerListeners(spec: ListenSpec, opts: ServerListenerOptions): Promise<{ close(): Promise<void> }> {
+  const api = opts.api.forServer(spec.server);
+  const apps: FastifyInstance[] = [];
+  const closeAll = async () => {
+    for (const app of apps.splice(0)) await app.close().catch(() => undefined);
+  };
+  try {
+    for (const endpoint of spec.endpoints) {
+      if (!Number.isInteger(endpoint.port) || endpoint.port < 1 || endpoint.port > 65535) {
+        throw new Error(`port ${endpoint.port} is not a port (1 to 65535); check the server's ports and the --port-offset`);
+      }
+      const https = endpoint.protocol === 'https' ? await opts.certificate() : undefined;
+      const app = await buildApp(
+        { api, stats: opts.stats, uploadDir: opts.uploadDir, served: opts.served },
+        {
+          ...(opts.logger ? { logger: opts.logger } : {}),
+          ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
+          ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+          ...(https ? { https } : {}),
+          // A server that stops, fails or is killed drops its connections with it.
+          forceClose: true,
+        },
+      );
+      apps.push(app);
+      try {
+        await app.listen({ host: spec.bindAddress, port: endpoint.port });
+      } catch (err) {
+        throw bindFailure(err, spec.bindAddress, endpoint.port);
+      }
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  return { close: closeAll };
+}
