@@ -1,4 +1,5 @@
-// Import rules of src/ (see ARCHITECTURE in the README): arrows point down only.
+// Import rules of src/ (see ARCHITECTURE in the README): arrows point down only. The client
+// (src/client/, with the client commands in src/cli/client/) stands apart: it speaks HTTP only.
 //   http -> api -> {domain, interchange} -> operations -> {config, runtime, lifecycle, security}
 //        -> {tree, render} -> behaviour -> catalog -> store -> core
 // `npm run deps` prints violations; test/architecture/imports.test.ts fails on any.
@@ -65,6 +66,21 @@ module.exports = {
       from: { path: '^src/metrics/' },
       to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'tree', 'behaviour', 'interchange', 'http', 'cli') },
     },
+    {
+      name: 'client-speaks-http-only',
+      severity: 'error',
+      comment: 'The client (appserver-admin/client) talks to a server over HTTP: it imports nothing of the server, only its own files and the generated bean types.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'client-cli-through-client',
+      severity: 'error',
+      comment: 'The client commands reach the server through the client, never through its internals.',
+      from: { path: '^src/cli/client/' },
+      to: { path: '^src/', pathNot: '^src/(client|cli/client)/' },
+    },
+    { name: 'nothing-imports-the-client', severity: 'error', comment: 'The server does not use its own client; only the client commands do.', from: { path: '^src/', pathNot: '^src/(client|cli)/' }, to: { path: '^src/client/' } },
     { name: 'cli-is-the-top', severity: 'error', comment: 'Only the composition root wires everything.', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
   ],
   options: {

@@ -8,6 +8,7 @@ import { type ConfigIndex, refOf } from './config-view.js';
 import { derivedDefaults } from './derived-defaults.js';
 import { derivedReferences, membersOf } from './derived-references.js';
 import { BehaviourKind, type BehaviourRegistry } from './registry.js';
+import { type WorkloadFigures, workloadValues } from './workload-values.js';
 
 /** A partition's state as the wire shows it. */
 export interface PartitionStateView {
@@ -32,6 +33,8 @@ export interface RuntimeFigures {
   adapterFigures(server: string, adapter: string): Record<string, unknown>;
   /** What is paused on a JMS server, or on one of its destinations. */
   jmsFigures(jmsServer: string, destination?: string): Record<string, unknown>;
+  /** The workload model: figures of running servers' beans, computed when read. */
+  readonly workload?: WorkloadFigures;
 }
 
 /** Figures of this process, which is the administration server. */
@@ -150,7 +153,10 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
 
 /** The bean's derived values (undefined when its type has none, or none here). */
 export function derivedValues(registry: BehaviourRegistry, bean: BeanView, ctx: DerivedContext): Record<string, unknown> | undefined {
-  const own = registry.find(DERIVED, bean.type)?.(bean, ctx);
+  const derived = registry.find(DERIVED, bean.type)?.(bean, ctx);
+  // The model's figures, under what is known for real (states, this process's own figures).
+  const modelled = workloadValues(registry, ctx.runtime.workload, bean);
+  const own = modelled && derived ? { ...modelled, ...derived } : (derived ?? modelled);
   const config = ctx.config;
   if (!config) return own;
   const computed = configurationValues(registry, bean, config);

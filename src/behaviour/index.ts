@@ -5,6 +5,7 @@ import { registerDeployables } from './deployables.js';
 import { registerDerivedDefaults } from './derived-defaults.js';
 import { registerDerivedReferences } from './derived-references.js';
 import { registerDerivedValues } from './derived-values.js';
+import { registerWorkloadValues } from './workload-values.js';
 import { registerDynamicServers } from './dynamic-servers.js';
 import { registerPartitionScope } from './partition-scope.js';
 import { BehaviourRegistry, type TypeLookup } from './registry.js';
@@ -20,6 +21,7 @@ export function standardBehaviours(types: TypeLookup): BehaviourRegistry {
   registerConfigRules(registry);
   registerRuntimeEffects(registry);
   registerDerivedValues(registry);
+  registerWorkloadValues(registry);
   registerDerivedReferences(registry);
   registerDerivedDefaults(registry);
   registerDynamicServers(registry);

@@ -1,12 +1,14 @@
-// Command line: `appserver-admin serve` runs the administration server.
+// Command line: `appserver-admin serve` runs the administration server; `init` and `export` work on a
+// data directory; the client commands (get, set, ..., see ./client/) talk to a running server.
+// The server's modules are imported when a server command runs, so client commands (and shell
+// completion, which runs one per key press) start quickly.
 import { Command } from 'commander';
 import type { LogFormat } from './logging.js';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
-import { initDataDir, startServer } from './server.js';
-import { exportDataDir, initFrom } from './interchange.js';
-import { formatFinding } from '../interchange/index.js';
+import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
+import { registerClientCommands } from './client/commands.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -29,6 +31,7 @@ program
     (value: string, list: string[] = []) => [...list, value],
   )
   .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean }) => {
+    const { startServer } = await import('./server.js');
     const server = await startServer({
       host: opts.host,
       port: opts.port,
@@ -49,7 +52,8 @@ program
     process.once('SIGTERM', stop);
   });
 
-const printFindings = (findings: Parameters<typeof formatFinding>[0][]) => {
+const printFindings = async (findings: Finding[]) => {
+  const { formatFinding } = await import('../interchange/findings.js');
   for (const f of findings) process.stderr.write(`appserver-admin: ${formatFinding(f)}\n`);
 };
 
@@ -73,6 +77,8 @@ program
   .option('--secret-placeholder <text>', 'with --from --foreign-secrets placeholder: the text put in their place', 'changeme')
   .action(async (opts: { dataDir: string; from?: string; store?: string; secretKeyFile?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
     const { dataDir, from, store, secretKeyFile, foreignSecrets, secretPlaceholder, ...size } = opts;
+    const { initFrom } = await import('./interchange.js');
+    const { initDataDir } = await import('./server.js');
     if (from !== undefined) {
       const sized = ['servers', 'clusters', 'partitions', 'applications'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
       if (sized.length > 0) throw new Error(`--from imports a domain: ${sized.map((o) => `--${o}`).join(', ')} cannot be given with it`);
@@ -83,7 +89,7 @@ program
         ...(secretKeyFile !== undefined ? { secretKeyFile } : {}),
       });
       for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
-      printFindings(created.findings);
+      await printFindings(created.findings);
       const warnings = created.findings.filter((f) => f.severity === 'warning').length;
       process.stdout.write(`Created ${dataDir} from ${from}: ${created.servers} servers; ${warnings} warning${warnings === 1 ? '' : 's'}, ${created.findings.length - warnings} note${created.findings.length - warnings === 1 ? '' : 's'}.\n`);
       if (created.message) process.stdout.write(`${created.message}\n`);
@@ -104,16 +110,19 @@ program
   .option('--out <file>', 'file to write (default: standard output); for xml, the descriptors go beside it')
   .option('--secrets <mode>', "this domain's sealed values: sealed (only its key opens them) or placeholder (@@SECRET:...@@ to be supplied)", oneOf('--secrets', ['sealed', 'placeholder'] as const), 'sealed')
   .action(async (opts: { format: 'xml' | 'model'; dataDir: string; store?: string; out?: string; secrets: 'sealed' | 'placeholder' }) => {
+    const { exportDataDir } = await import('./interchange.js');
     const result = await exportDataDir(opts.dataDir, {
       format: opts.format,
       secrets: opts.secrets,
       ...(opts.store ? { store: opts.store } : {}),
       ...(opts.out ? { out: opts.out } : {}),
     });
-    printFindings(result.findings);
+    await printFindings(result.findings);
     if (result.stdout !== undefined) process.stdout.write(result.stdout);
     else process.stderr.write(`appserver-admin: wrote ${result.written.join(', ')}\n`);
   });
+
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`appserver-admin: ${err instanceof Error ? err.message : String(err)}\n`);

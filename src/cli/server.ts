@@ -143,6 +143,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     secretKey,
     givenKey: given,
     revealPassword: password.reveal,
+    archiveDir: opts.dataDir,
     ...(opts.template ? { template: opts.template } : {}),
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),

@@ -1,6 +1,7 @@
 // Opening a domain: the store is opened and checked, the domain is created from its template where
 // none exists yet (the demo domain, or a generated one) or loaded, and its parts are built.
 import { randomUUID } from 'node:crypto';
+import { ApplicationArchives } from '../runtime/archives/applications.js';
 import { standardBehaviours } from '../behaviour/index.js';
 import type { Catalog } from '../catalog/load.js';
 import { ConfigService } from '../config/config-service.js';
@@ -44,6 +45,8 @@ export interface DomainOptions {
   /** Where activations and lifecycle changes are logged (default: nowhere). */
   log?: Log;
   timings?: Partial<LifecycleTimings>;
+  /** The folder deployed archives are read from to show their modules (the data directory); none: none is read. */
+  archiveDir?: string;
   /** Added to every managed server's ports (`serve --port-offset`). */
   portOffset?: number;
   /** Where the key of sealed values comes from (never the store), and the key found there if any. */
@@ -143,7 +146,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   }
   const behaviours = standardBehaviours(catalog);
   const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
-  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now(), opts.portOffset ?? 0);
+  const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now(), opts.portOffset ?? 0, new ApplicationArchives(opts.archiveDir));
   // Data sources open their pools once the process serves (openManagement); passwords open here.
   runtime.dataSources.configure({ openSecret: (sealed) => secrets.open(sealed), scheduler, log: opts.log ?? SILENT_LOG });
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...opts.timings };

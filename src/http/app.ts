@@ -11,7 +11,7 @@ import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
 import { parseTrustedProxies } from './origin.js';
-import { LoopLag } from './lag.js';
+import { processLag } from './lag.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -128,9 +128,16 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const maxInFlight = opts.maxInFlight ?? 1000;
   const maxLag = opts.maxEventLoopDelay ?? 1000;
   // Measured from when the server listens until it closes.
-  const lag = new LoopLag();
-  app.addHook('onListen', async () => lag.start());
-  app.addHook('onClose', async () => lag.stop());
+  const lag = processLag;
+  let measuring = false;
+  app.addHook('onListen', async () => {
+    if (!measuring) lag.start();
+    measuring = true;
+  });
+  app.addHook('onClose', async () => {
+    if (measuring) lag.stop();
+    measuring = false;
+  });
 
   // Requests in progress: counted first thing, and counted off exactly once when the response
   // closes, whether it was sent or the client went away before.

@@ -7,10 +7,13 @@ export class LoopLag {
   private expected = 0;
   private recent = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Servers using the measure: the timer runs while any does. */
+  private users = 0;
 
   constructor(private readonly tick = 100) {}
 
   start(): void {
+    this.users++;
     if (this.timer) return;
     this.expected = performance.now() + this.tick;
     this.timer = setInterval(() => {
@@ -24,6 +27,8 @@ export class LoopLag {
   }
 
   stop(): void {
+    this.users = Math.max(0, this.users - 1);
+    if (this.users > 0) return;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -35,3 +40,6 @@ export class LoopLag {
     return Math.max(this.recent, performance.now() - this.expected);
   }
 }
+
+/** One measure for every server of the process (they share its one event loop): one timer, not one per port. */
+export const processLag = new LoopLag();

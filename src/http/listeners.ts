@@ -2,6 +2,8 @@
 // administration server's (authentication, roles, body limits, errors, /metrics, /appserver/ready)
 // over the management interface as that server serves it (`api.forServer`). Plain HTTP on the
 // listen port, HTTPS with the process's certificate on the SSL and administration ports.
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
 import type { RequestStats } from '../api/caller.js';
@@ -31,6 +33,26 @@ export interface ServerListenerOptions {
   maxEventLoopDelay?: number;
 }
 
+/** How long a listen address's name may take to resolve. */
+const LOOKUP_MS = 10_000;
+
+/** The address to bind: an IP address as it is, a host name resolved (within LOOKUP_MS). */
+async function resolveAddress(address: string, port: number): Promise<string> {
+  if (isIP(address) !== 0) return address;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the listen address '${address}' of port ${port} did not resolve within ${LOOKUP_MS / 1000} s`)), LOOKUP_MS);
+  });
+  try {
+    return (await Promise.race([lookup(address), late])).address;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== undefined) throw bindFailure(err, address, port);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Why a port could not be bound, in words naming it. */
 function bindFailure(err: unknown, address: string, port: number): Error {
   const code = (err as { code?: unknown }).code;
@@ -41,9 +63,11 @@ function bindFailure(err: unknown, address: string, port: number): Error {
     case 'EACCES':
       return new Error(`port ${port} may not be opened by this process (${where}): ports below 1024 need privileges`);
     case 'EADDRNOTAVAIL':
+      return new Error(`the listen address of port ${port} is not an address of this host (${where})`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new Error(`the listen address of port ${port} is not an address of this host (${where})`);
+    case 'ENODATA':
+      return new Error(`the listen address '${address}' of port ${port} does not resolve to an address`);
     default:
       return new Error(`port ${port} could not be opened (${where}): ${(err as Error).message}`);
   }
@@ -57,6 +81,8 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
     for (const app of apps.splice(0)) await app.close().catch(() => undefined);
   };
   try {
+    const first = spec.endpoints[0];
+    const host = first ? await resolveAddress(spec.bindAddress, first.port) : spec.bindAddress;
     for (const endpoint of spec.endpoints) {
       if (!Number.isInteger(endpoint.port) || endpoint.port < 1 || endpoint.port > 65535) {
         throw new Error(`port ${endpoint.port} is not a port (1 to 65535); check the server's ports and the --port-offset`);
@@ -75,7 +101,7 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
       );
       apps.push(app);
       try {
-        await app.listen({ host: spec.bindAddress, port: endpoint.port });
+        await app.listen({ host, port: endpoint.port });
       } catch (err) {
         throw bindFailure(err, spec.bindAddress, endpoint.port);
       }

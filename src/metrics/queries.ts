@@ -57,7 +57,7 @@ export const SERVER_QUERY: MetricQuery = {
     JVMRuntime: { prefix: 'appserver_jvm_' },
     threadPoolRuntime: { prefix: 'appserver_threadpool_' },
     workManagerRuntimes: { prefix: 'appserver_workmanager_', keyName: 'workmanager', values: ['stuckThreadCount', 'pendingRequests', 'completedRequests'] },
-    ServerChannelRuntimes: { prefix: 'appserver_channel_', keyName: 'channelName' },
+    serverChannelRuntimes: { prefix: 'appserver_channel_', key: 'channelName', keyName: 'channelName' },
     JMSRuntime: {
       prefix: 'appserver_jmsruntime_',
       keyName: 'jmsruntime',

@@ -9,7 +9,10 @@ import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { type ActivationChange, runtimeEffect } from '../behaviour/runtime-effects.js';
 import { BeanTree } from '../tree/records.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
-import { Messaging } from './messaging.js';
+import { ApplicationArchives } from './archives/applications.js';
+import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } from './figures.js';
+import { Messaging, pauseKey } from './messaging.js';
+import { channelBeans, moduleBeans, storeBeans } from './workload-beans.js';
 import { ConnectorPools } from './pools.js';
 import { DataSources } from './data-sources/pools.js';
 import { dataSourceSettings } from './data-sources/settings.js';
@@ -73,8 +76,8 @@ export class RuntimeEngine implements RuntimeFigures {
   onServerState: (server: string, state: ServerState) => void = () => {};
   /** JMS servers and destinations of the running servers, and what is paused on them. */
   readonly messaging: Messaging;
-  /** When each running server reached a running state (epoch ms). */
-  private readonly activationTimes = new Map<string, number>();
+  /** The workload model: figures of the running servers' beans, computed when read. */
+  readonly workload: WorkloadModel;
   /** Requests each managed server's own listener answered (real work its figures include). */
   readonly served = new ServedRequests();
   /** Called after servers changed state, appeared or disappeared (the listeners follow). */
@@ -88,12 +91,20 @@ export class RuntimeEngine implements RuntimeFigures {
     readonly now: () => number,
     /** Added to every managed server's ports (`serve --port-offset`). */
     readonly portOffset = 0,
+    /** Where deployed archives are read from, to show their modules. */
+    private readonly archives: ApplicationArchives = new ApplicationArchives(undefined),
   ) {
     this.messaging = new Messaging(state, () => this.onStateChange());
+    this.messaging.onPause = (jmsServer, destination, kind, paused) => {
+      if (kind === 'insertion') this.notePause(jmsServer, destination, paused);
+    };
+    this.workload = new WorkloadModel(now, (server) => (this.serverTrees.has(server) ? this.state.runningSince.get(server) : undefined), (server) => this.unhealthySubsystems(server));
+    this.workload.inputs.served = (server) => this.served.of(server);
     // This process is the administration server: it is running whenever the engine exists, and
     // it has just started, so it runs the configuration as activated.
     this.state.servers.set(topology.adminServerName, 'RUNNING');
     this.state.restartRequired.delete(topology.adminServerName);
+    this.state.runningSince.set(topology.adminServerName, now());
     this.rebuild(topology);
   }
 
@@ -145,22 +156,24 @@ export class RuntimeEngine implements RuntimeFigures {
     if (reachable && !was) {
       const server = this.topology.servers().find((s) => s.name === name);
       if (server) {
-        this.activationTimes.set(name, this.now());
+        this.state.runningSince.set(name, this.now());
         this.state.restartRequired.delete(name);
         this.openSslChannel(name);
         this.serverTrees.set(name, this.buildServerTree(server));
       }
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
-      this.activationTimes.delete(name);
+      this.state.runningSince.delete(name);
       this.served.forget(name);
       this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
       this.dataSources.dropServer(name);
+      this.workload.dropServer(name);
       // What was paused on its JMS servers ends with them.
       const hosted = new Set(this.messaging.jmsServersOn(this.topology, name).map((j) => j.name));
       this.messaging.forget((jmsServer) => hosted.has(jmsServer));
+      for (const j of hosted) this.workload.pauses.forget(JSON.stringify([j]).slice(0, -1));
     }
     if (STOPPED.has(next) && this.topology.retained.includes(name)) this.dropRetired(name);
     this.onStateChange();
@@ -328,7 +341,11 @@ export class RuntimeEngine implements RuntimeFigures {
       else if (health.health === 'pending') state = 'Unknown';
       else if (Number(live.waitingForConnectionCurrentCount ?? 0) > 0 && Number(live.numAvailable ?? 0) === 0) state = 'Overloaded';
     }
-    return { ...live, state, enabled: operator !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+    // Connection figures: a real pool's are the pool's own; the workload model gives them only to a
+    // running data source whose database answers and whose connections this process does not hold
+    // (one checked by TCP). A data source that cannot reach its database shows no invented ones.
+    const modelled = state === 'Running' && !this.dataSources.hasPool(server, partition, ds) ? this.workload.dataSource(server, partition, ds) : undefined;
+    return { ...modelled, ...live, state, enabled: operator !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
   }
 
   /** The JDBC service's health on a server: a warning naming each data source that cannot use its database. */
@@ -336,11 +353,12 @@ export class RuntimeEngine implements RuntimeFigures {
     const failing = this.dataSources.failing(server);
     const symptoms = failing.map((f) => ({
       type: 'jdbc',
-      severity: 'warning',
+      severity: 'medium',
       instanceId: f.partition === '' ? f.name : `${f.partition}/${f.name}`,
       info: f.reason,
     }));
-    return { healthState: { state: failing.length > 0 ? 'warning' : 'ok', subsystemName: 'JDBC', partitionName: null, symptoms } };
+    // `warn`, the token this product version uses (as the thread pool's health does).
+    return { healthState: { state: failing.length > 0 ? 'warn' : 'ok', subsystemName: 'JDBC', partitionName: null, symptoms } };
   }
 
   poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined {
@@ -348,7 +366,42 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   jmsFigures(jmsServer: string, destination?: string): Record<string, unknown> {
-    return this.messaging.live(this.topology, jmsServer, destination);
+    const live = this.messaging.live(this.topology, jmsServer, destination);
+    const server = this.jmsHost(jmsServer);
+    if (server === undefined) return live;
+    if (destination !== undefined) return { ...this.destinationFigures(server, jmsServer, destination, live.insertionPaused === true), ...live };
+    // A JMS server's figures are those of its destinations added up.
+    const hosted = this.messaging.destinationsOf(this.topology, jmsServer);
+    const sums: Record<string, number> = {};
+    const summed = ['messagesCurrentCount', 'messagesHighCount', 'messagesPendingCount', 'messagesReceivedCount', 'bytesCurrentCount', 'bytesHighCount', 'bytesPendingCount', 'bytesReceivedCount'];
+    for (const name of summed) sums[name] = 0;
+    for (const d of hosted) {
+      const paused = this.messaging.live(this.topology, jmsServer, d.name).insertionPaused === true;
+      const f = this.destinationFigures(server, jmsServer, d.name, paused) ?? {};
+      for (const name of summed) sums[name]! += Number(f[name] ?? 0);
+    }
+    return { ...sums, destinationsCurrentCount: hosted.length, destinationsHighCount: hosted.length, destinationsTotalCount: hosted.length, ...live };
+  }
+
+  /** The running server a JMS server runs on. */
+  private jmsHost(jmsServer: string): string | undefined {
+    return this.topology.serversOfTargets(this.topology.bean(['JMSServers', jmsServer])?.values.targets).find((s) => this.serverTrees.has(s));
+  }
+
+  private destinationFigures(server: string, jmsServer: string, destination: string, paused: boolean): Record<string, unknown> | undefined {
+    const keys = [pauseKey(jmsServer, undefined, 'insertion'), pauseKey(jmsServer, destination, 'insertion')];
+    return this.workload.destination(server, jmsServer, destination, keys, paused);
+  }
+
+  /** Keeps when insertion stood still, so destinations receive nothing meanwhile. */
+  private notePause(jmsServer: string, destination: string | undefined, paused: boolean): void {
+    const server = this.jmsHost(jmsServer);
+    const since = server === undefined ? undefined : this.state.runningSince.get(server);
+    if (since === undefined) return;
+    const key = pauseKey(jmsServer, destination, 'insertion');
+    // Paused since the server started (as configured) and not noted yet: the pause began then.
+    if (!this.workload.pauses.known(key) && this.messaging.paused(this.topology, jmsServer, destination, 'insertion')) this.workload.pauses.note(key, true, since);
+    this.workload.pauses.note(key, paused, this.now());
   }
 
   adapterFigures(server: string, adapter: string): Record<string, unknown> {
@@ -368,10 +421,10 @@ export class RuntimeEngine implements RuntimeFigures {
     this.serverTrees.clear();
     for (const s of topology.servers()) {
       if (!REACHABLE.has(this.serverState(s.name))) {
-        this.activationTimes.delete(s.name);
+        this.state.runningSince.delete(s.name);
         continue;
       }
-      if (!this.activationTimes.has(s.name)) this.activationTimes.set(s.name, this.now());
+      if (!this.state.runningSince.has(s.name)) this.state.runningSince.set(s.name, this.now());
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
     this.dataSources.keepServers(new Set(this.serverTrees.keys()));
@@ -460,7 +513,7 @@ export class RuntimeEngine implements RuntimeFigures {
       const ref = b.refOf(root, 'serverLifeCycleRuntimes', name);
       if (ref) this.domainTree.remove(ref.key);
       this.serverTrees.delete(name);
-      this.activationTimes.delete(name);
+      this.state.runningSince.delete(name);
       this.dataSources.dropServer(name);
       return;
     }
@@ -481,7 +534,7 @@ export class RuntimeEngine implements RuntimeFigures {
     const b = new TreeBuilder(this.catalog, new BeanTree());
     const root = b.root(`${R}DomainRuntimeMBean`, {
       name: t.domainName,
-      activationTime: this.activationTimes.get(t.adminServerName) ?? this.now(),
+      activationTime: this.state.runningSince.get(t.adminServerName) ?? this.now(),
       currentDomainPartitionRuntime: null,
     });
     for (const s of t.servers()) this.lifeCycleRuntime(b, root, s.name);
@@ -545,7 +598,7 @@ export class RuntimeEngine implements RuntimeFigures {
     const defaultURL = main ? `${main.protocol === 'https' ? 't3s' : 't3'}://${host}:${main.port}` : null;
     const root = b.root(`${R}ServerRuntimeMBean`, {
       name: server.name,
-      activationTime: this.activationTimes.get(server.name) ?? this.now(),
+      activationTime: this.state.runningSince.get(server.name) ?? this.now(),
       adminServer: admin,
       adminServerHost: String(adminServer?.values.listenAddress || 'localhost'),
       adminServerListenPort: Number(adminServer?.values.listenPort ?? 7001),
@@ -566,28 +619,35 @@ export class RuntimeEngine implements RuntimeFigures {
       restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
-    if (plain) b.item(root, 'serverChannelRuntimes', 'Default[http]', { channelName: 'Default[http]', publicURL: `http://${host}:${plain.port}` });
-    if (ssl) b.item(root, 'serverChannelRuntimes', 'DefaultSecure[https]', { channelName: 'DefaultSecure[https]', publicURL: `https://${host}:${ssl.port}` });
-    if (administration) b.item(root, 'serverChannelRuntimes', 'DefaultAdministration[https]', { channelName: 'DefaultAdministration[https]', publicURL: `https://${host}:${administration.port}` });
+    const servedChannel = channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     for (const app of t.appDeployments()) {
       if (!t.serversOfTargets(app.values.targets).includes(server.name)) continue;
       const intended = this.appIntendedState(app.name);
       if (intended !== 'STATE_ACTIVE' && intended !== 'STATE_ADMIN') continue;
-      this.applicationRuntime(b, root, connectors, server.name, app);
+      this.applicationRuntime(b, root, connectors, server.name, app, main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`);
     }
+    const facts: ServerFacts = { heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB, servedChannel, pools: new Map() };
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
     for (const ds of t.items([], 'JDBCSystemResources')) {
-      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, '');
+      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, facts, '');
     }
-    for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p);
+    for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p, facts);
     this.messaging.build(b, root, t, server.name);
+    storeBeans(b, root, t, server.name);
+    this.workload.setFacts(server.name, facts);
     this.dataSources.endServer(server.name);
     return b.tree;
   }
 
-  private applicationRuntime(b: TreeBuilder, parent: BeanRef, connectors: BeanRef, server: string, app: NamedBean): void {
+  /** Subsystems of a running server that are not healthy: its data sources that failed or are overloaded. */
+  private unhealthySubsystems(server: string): Record<string, unknown>[] {
+    const jdbc = this.jdbcServiceFigures(server).healthState as { state: string };
+    return jdbc.state === 'ok' ? [] : [jdbc];
+  }
+
+  private applicationRuntime(b: TreeBuilder, parent: BeanRef, connectors: BeanRef, server: string, app: NamedBean, baseURL: string): void {
     const rt = b.item(parent, 'applicationRuntimes', app.name, {
       applicationName: app.name,
       applicationVersion: null,
@@ -600,7 +660,8 @@ export class RuntimeEngine implements RuntimeFigures {
     const admin = this.appIntendedState(app.name) === 'STATE_ADMIN';
     const common = { moduleId: app.name, componentName: app.name, deploymentState: admin ? 5 : 2 };
     if (module !== 'rar') {
-      b.item(rt, 'componentRuntimes', `${server}_/${app.name}`, { ...common, applicationIdentifier: app.name, contextRoot: `/${app.name}`, status: 'DEPLOYED' }, `${R}WebAppComponentRuntimeMBean`);
+      const described = this.archives.modules({ name: app.name, moduleType: module, sourcePath: String(app.values.sourcePath ?? '') });
+      moduleBeans(b, rt, server, app.name, described.modules, { admin, standalone: module !== 'ear', baseURL });
       return;
     }
     // A resource adapter: its component runtime, listed by the connector service too, with its pool.
@@ -641,8 +702,10 @@ export class RuntimeEngine implements RuntimeFigures {
     }
   }
 
-  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, server: string, partition: string): void {
-    this.dataSources.want(server, partition, ds.name, dataSourceSettings(this.topology, ds.identity), this.dataSourceState(server, partition, ds.name));
+  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {
+    const settings = dataSourceSettings(this.topology, ds.identity);
+    this.dataSources.want(server, partition, ds.name, settings, this.dataSourceState(server, partition, ds.name));
+    facts.pools.set(`${partition}/${ds.name}`, { initial: settings.initialCapacity, max: settings.maxCapacity });
     b.item(parent, 'JDBCDataSourceRuntimeMBeans', ds.name, {
       deploymentState: 2,
       moduleId: ds.name,
@@ -650,7 +713,7 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   /** A partition has a runtime on a server when it is targeted there and active on it. */
-  private partitionRuntime(b: TreeBuilder, root: BeanRef, server: string, p: NamedBean): void {
+  private partitionRuntime(b: TreeBuilder, root: BeanRef, server: string, p: NamedBean, facts: ServerFacts): void {
     if (!partitionActive(this.partitionOn(p.name, server)) || !this.topology.partitionServers(p).includes(server)) return;
     const pr = b.item(root, 'partitionRuntimes', p.name, {
       partitionID: p.values.partitionID ?? null,
@@ -661,7 +724,7 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const rg of this.topology.resourceGroups(p)) {
       if (!this.topology.resourceGroupServers(p, rg).includes(server)) continue;
       if (this.resourceGroupState(p.name, rg.name) === 'SHUTDOWN') continue;
-      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, server, p.name);
+      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, server, facts, p.name);
     }
   }
 }

@@ -3,7 +3,7 @@
 // `<module>!<name>`). Production, insertion and consumption can be paused and resumed on a JMS
 // server (all its destinations) or on one destination; what was paused is kept in the runtime
 // state until the server stops, and a JMS server or destination nobody paused or resumed follows
-// its configuration's `*PausedAtStartup`. No messages flow here: every count stays 0.
+// its configuration's `*PausedAtStartup`. Message figures come from the workload model (figures.ts).
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { BeanRef, TreeBuilder } from '../tree/builder.js';
 import type { RuntimeState } from './state.js';
@@ -75,7 +75,11 @@ export class Messaging {
     return this.destinationsOf(t, jmsServer).find((d) => d.name === destination)?.values[`${kind}PausedAtStartup`] === true;
   }
 
+  /** Told of each pause or resume before it takes effect (the workload model keeps when insertion stood still). */
+  onPause: (jmsServer: string, destination: string | undefined, kind: PauseKind, paused: boolean) => void = () => {};
+
   setPaused(jmsServer: string, destination: string | undefined, kind: PauseKind, paused: boolean): void {
+    this.onPause(jmsServer, destination, kind, paused);
     this.state.jmsPaused.set(pauseKey(jmsServer, destination, kind), paused);
     this.changed();
   }

@@ -35,6 +35,8 @@ export interface RuntimeState {
   retirements: Map<string, Retirement>;
   /** The SSL listen port of each running managed server whose SSL channel is open (as configured when it last opened). */
   sslChannels: Map<string, number>;
+  /** When each running server reached a running state (epoch ms): its figures count from then. */
+  runningSince: Map<string, number>;
 }
 
 export interface Retirement {
@@ -61,6 +63,7 @@ export function emptyRuntimeState(): RuntimeState {
     jmsPaused: new Map(),
     retirements: new Map(),
     sslChannels: new Map(),
+    runningSince: new Map(),
   };
 }
 
@@ -112,6 +115,7 @@ export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   for (const [key, paused] of state.jmsPaused) put(paused, 'jmsPaused', key);
   for (const [app, r] of state.retirements) put(r, 'retirement', app);
   for (const [server, port] of state.sslChannels) put(port, 'sslChannel', server);
+  for (const [server, at] of state.runningSince) put(at, 'runningSince', server);
   return out;
 }
 
@@ -151,6 +155,9 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
         break;
       case 'sslChannel':
         state.sslChannels.set(a!, Number(value));
+        break;
+      case 'runningSince':
+        if (Number.isFinite(Number(value))) state.runningSince.set(a!, Number(value));
         break;
     }
   }

@@ -119,7 +119,8 @@ export interface ThreadPoolFigures {
   queueLength: number;
   completedRequestCount: number;
   throughput: number;
-  healthState: 'ok' | 'warning';
+  /** `warn` while threads hog (the health token of this release). */
+  healthState: 'ok' | 'warn';
 }
 
 /** Threads that hold a request for too long: none most of the time, a few during rare bursts. */
@@ -148,7 +149,7 @@ export function threadPool(seed: string, elapsedMs: number, served: Served = NOT
     queueLength: pending,
     completedRequestCount: completed,
     throughput: elapsedMs > 0 ? Math.round((completed * 1000 * 10) / elapsedMs) / 10 : 0,
-    healthState: hog >= HOGGING_WARNING ? 'warning' : 'ok',
+    healthState: hog >= HOGGING_WARNING ? 'warn' : 'ok',
   };
 }
 
@@ -363,24 +364,83 @@ export function transactions(seed: string, elapsedMs: number): TransactionFigure
   };
 }
 
-/** A thread dump of the pool's threads, as a server prints it. */
+/** A thread dump of the pool's threads and the server's own, as a server prints it. */
 export function threadStackDump(server: string, pool: ThreadPoolFigures): string {
   const lines: string[] = [];
   const busy = pool.executeThreadTotalCount - pool.executeThreadIdleCount;
+  const tid = (i: number) => `0x${(0x7f3a00001000 + i * 0x1000 + Math.floor(unit(server, 'tid') * 0x100000) * 0x10000).toString(16)}`;
+  const thread = (name: string, i: number, daemon: boolean, state: string, frames: string[]) => {
+    lines.push(`"${name}" #${i + 20}${daemon ? ' daemon' : ''} prio=5 os_prio=0 tid=${tid(i)} nid=0x${(1200 + i).toString(16)} ${state === 'RUNNABLE' ? 'runnable' : 'waiting on condition'}`);
+    lines.push(`   java.lang.Thread.State: ${state}`);
+    for (const f of frames) lines.push(`\tat ${f}`);
+    lines.push('');
+  };
   for (let i = 0; i < pool.executeThreadTotalCount; i++) {
     const hogging = i < pool.hoggingThreadCount;
     const active = i < busy;
-    const state = hogging ? '[HOGGING]' : active ? '[ACTIVE]' : '[STANDBY]';
-    lines.push(`"${state} ExecuteThread: '${i}' for queue: 'appserver.kernel.Default (self-tuning)'" daemon prio=5 ${active ? 'RUNNABLE' : 'WAITING'}`);
+    const label = hogging ? '[HOGGING]' : active ? '[ACTIVE]' : i < busy + pool.standbyThreadCount ? '[STANDBY]' : '';
+    const name = `${label}${label ? ' ' : ''}ExecuteThread: '${i}' for queue: 'appserver.kernel.Default (self-tuning)'`;
     if (active) {
-      lines.push('    at appserver.servlet.internal.ServletStubImpl.execute(ServletStubImpl.java:286)');
-      lines.push('    at appserver.work.ExecuteThread.run(ExecuteThread.java:360)');
+      thread(name, i, true, 'RUNNABLE', [
+        'java.net.SocketInputStream.socketRead0(Native Method)',
+        'java.net.SocketInputStream.read(SocketInputStream.java:171)',
+        'appserver.servlet.internal.ServletStubImpl.execute(ServletStubImpl.java:286)',
+        'appserver.servlet.internal.WebAppServletContext.execute(WebAppServletContext.java:2019)',
+        'appserver.work.ExecuteThread.execute(ExecuteThread.java:420)',
+        'appserver.work.ExecuteThread.run(ExecuteThread.java:360)',
+      ]);
     } else {
-      lines.push('    at java.lang.Object.wait(Native Method)');
-      lines.push('    at appserver.work.ExecuteThread.waitForRequest(ExecuteThread.java:303)');
+      thread(name, i, true, 'WAITING (on object monitor)', [
+        'java.lang.Object.wait(Native Method)',
+        'java.lang.Object.wait(Object.java:502)',
+        'appserver.work.ExecuteThread.waitForRequest(ExecuteThread.java:303)',
+        'appserver.work.ExecuteThread.run(ExecuteThread.java:352)',
+      ]);
     }
-    lines.push('');
   }
-  lines.push(`"main" prio=5 WAITING (server ${server})`);
+  const n = pool.executeThreadTotalCount;
+  thread('Timer-0', n, true, 'TIMED_WAITING (on object monitor)', ['java.lang.Object.wait(Native Method)', 'java.util.TimerThread.mainLoop(Timer.java:552)', 'java.util.TimerThread.run(Timer.java:505)']);
+  thread('appserver.GCMonitor', n + 1, true, 'WAITING (on object monitor)', ['java.lang.Object.wait(Native Method)', 'java.lang.ref.ReferenceQueue.remove(ReferenceQueue.java:144)', 'appserver.platform.GCMonitorThread.run(GCMonitorThread.java:49)']);
+  thread(`DynamicListenThread[Default] (server ${server})`, n + 2, true, 'RUNNABLE', ['java.net.PlainSocketImpl.socketAccept(Native Method)', 'java.net.ServerSocket.accept(ServerSocket.java:513)', 'appserver.server.channels.DynamicListenThread$SocketAccepter.accept(DynamicListenThread.java:535)']);
+  thread('main', n + 3, false, 'WAITING (on object monitor)', ['java.lang.Object.wait(Native Method)', 'appserver.t3.srvr.T3Srvr.waitForDeath(T3Srvr.java:1087)', 'appserver.Server.main(Server.java:71)']);
   return lines.join('\n');
+}
+
+export interface EjbTransactionFigures {
+  transactionsCommittedTotalCount: number;
+  transactionsRolledBackTotalCount: number;
+  transactionsTimedOutTotalCount: number;
+}
+
+/** The transactions an EJB took part in. */
+export function ejbTransactions(seed: string, elapsedMs: number): EjbTransactionFigures {
+  return {
+    transactionsCommittedTotalCount: counter(seed, 'committed', 0.2 + unit(seed, 'rate') * 2, elapsedMs),
+    transactionsRolledBackTotalCount: counter(seed, 'rolledBack', 0.005, elapsedMs),
+    transactionsTimedOutTotalCount: counter(seed, 'timedOut', 0.0005, elapsedMs),
+  };
+}
+
+export interface EjbPoolFigures {
+  accessTotalCount: number;
+  beansInUseCurrentCount: number;
+  pooledBeansCurrentCount: number;
+  missTotalCount: number;
+  destroyedTotalCount: number;
+  timeoutTotalCount: number;
+  waiterCurrentCount: number;
+}
+
+/** The pool of an EJB's instances: instances in use within those pooled. */
+export function ejbPool(seed: string, elapsedMs: number): EjbPoolFigures {
+  const pooled = 1 + Math.round(gauge(seed, 'pooled', 0, 15, elapsedMs));
+  return {
+    accessTotalCount: counter(seed, 'access', 0.5 + unit(seed, 'rate') * 3, elapsedMs),
+    beansInUseCurrentCount: Math.min(pooled, Math.round(gauge(seed, 'inUse', 0, 5, elapsedMs))),
+    pooledBeansCurrentCount: pooled,
+    missTotalCount: counter(seed, 'miss', 0.01, elapsedMs),
+    destroyedTotalCount: counter(seed, 'destroyed', 0.002, elapsedMs),
+    timeoutTotalCount: 0,
+    waiterCurrentCount: 0,
+  };
 }

@@ -80,11 +80,16 @@ test('serve --port-offset N: a started server listens on its plain, SSL and admi
     SSLListenPortEnabled: true,
   });
   const channels = await request(`http://localhost:${7003 + offset}/management/appserver/latest/serverRuntime/serverChannelRuntimes?links=none&fields=name,publicURL`);
-  assert.deepEqual(channels.json.items, [
-    { name: 'Default[http]', publicURL: `http://localhost:${7003 + offset}` },
-    { name: 'DefaultSecure[https]', publicURL: `https://localhost:${7002 + offset}` },
-    { name: 'DefaultAdministration[https]', publicURL: `https://localhost:${9013 + offset}` },
-  ]);
+  // One channel per protocol and address; the first of each family names the listener's port.
+  const named = (name: string) => channels.json.items.find((c: { name: string }) => c.name === name);
+  assert.deepEqual(
+    ['Default[http]', 'DefaultSecure[https]', 'DefaultAdministration[https]'].map(named),
+    [
+      { name: 'Default[http]', publicURL: `http://localhost:${7003 + offset}` },
+      { name: 'DefaultSecure[https]', publicURL: `https://localhost:${7002 + offset}` },
+      { name: 'DefaultAdministration[https]', publicURL: `https://localhost:${9013 + offset}` },
+    ],
+  );
 
   // HTTPS with the data directory's certificate, for localhost: trusting it alone is enough.
   const certFile = join(dir, 'certificates', 'listener-cert.pem');

@@ -5,14 +5,21 @@
 // pending changes); values set on a bean keep theirs; all of it after a restart too.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { AppserverClient } from 'appserver-admin/client';
+import { typedClient } from '../support/client.js';
 import { type Client, type RuntimeServer, names, startRuntimeServer } from '../support/runtime-server.js';
 
 let srv: RuntimeServer;
 let admin: Client;
+let typed: AppserverClient;
+
+const SERVER = 'appserver.management.configuration.ServerMBean';
+const DOMAIN = 'appserver.management.configuration.DomainMBean';
 
 before(async () => {
   srv = await startRuntimeServer();
   admin = srv.admin;
+  typed = typedClient(srv.origin);
 });
 
 after(async () => {
@@ -49,10 +56,10 @@ test('an edit session sees its pending changes in derived references; the activa
   await post('edit/changeManager/activate');
   assert.deepEqual(ids((await get('serverConfig/clusters/cluster1?links=none&fields=servers')).servers), [['servers', 'ms1'], ['servers', 'ms3']]);
   // Back as it was.
-  await post('edit/changeManager/startEdit');
-  await post('edit/servers/ms2', { cluster: ['clusters', 'cluster1'] });
-  assert.equal((await admin.del('edit/servers/ms3')).status, 200);
-  await post('edit/changeManager/activate');
+  await typed.inEditSession(async (c) => {
+    await c.bean(SERVER, 'edit/servers/ms2').update({ cluster: ['clusters', 'cluster1'] });
+    await c.delete('edit/servers/ms3');
+  });
   assert.deepEqual(ids((await get('serverConfig/clusters/cluster1?links=none&fields=servers')).servers), [['servers', 'ms1'], ['servers', 'ms2']]);
 });
 
@@ -98,10 +105,10 @@ test('administrationPort is the domain’s (9002) unless a server sets its own; 
   assert.equal((await get('serverConfig/log?links=none&fields=fileName,dateFormatPattern')).fileName, `logs/${domainName}.log`);
   assert.equal((await get('serverConfig/servers/ms1/webServer/webServerLog?links=none&fields=fileName')).fileName, 'logs/access.log');
   // The domain's port moves every server that has none of its own; a server's own port stays.
-  await post('edit/changeManager/startEdit');
-  await post('edit', { administrationPort: 9102 });
-  await post('edit/servers/ms2', { administrationPort: 9202 });
-  await post('edit/changeManager/activate');
+  await typed.inEditSession(async (c) => {
+    await c.bean(DOMAIN, 'edit').update({ administrationPort: 9102 });
+    await c.bean(SERVER, 'edit/servers/ms2').update({ administrationPort: 9202 });
+  });
   assert.equal((await get('serverConfig/servers/ms1?links=none&fields=administrationPort')).administrationPort, 9102);
   assert.equal((await get('serverConfig/servers/ms2?links=none&fields=administrationPort')).administrationPort, 9202);
   // Exalogic tunings follow the domain's switch.

@@ -7,6 +7,8 @@
 // ports are refused with the property named.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { AppserverClient } from 'appserver-admin/client';
+import { typedClient } from '../support/client.js';
 import { ASYNC, type Client, type RuntimeServer, assertAccepted, completed, errorDetails, names, startRuntimeServer } from '../support/runtime-server.js';
 
 const LC = 'domainRuntime/serverLifeCycleRuntimes';
@@ -14,17 +16,25 @@ const DS = 'clusters/dyn/dynamicServers';
 
 let srv: RuntimeServer;
 let admin: Client;
+let typed: AppserverClient;
 
 before(async () => {
   srv = await startRuntimeServer();
   admin = srv.admin;
-  // A second machine, a cluster and its template, then the dynamic servers, in one activation.
-  await ok(admin.post('edit/changeManager/startEdit'));
-  await ok(admin.post('edit/machines', { name: 'machine2' }));
-  await ok(admin.post('edit/clusters', { name: 'dyn' }));
-  await ok(admin.post('edit/serverTemplates', { name: 'dyn-template', listenPort: 9100, cluster: ['clusters', 'dyn'], listenAddress: 'host-${id}.example' }));
-  await ok(admin.post(`edit/${DS}`, { serverTemplate: ['serverTemplates', 'dyn-template'], dynamicClusterSize: 3, serverNamePrefix: 'dyn-', calculatedMachineNames: true }));
-  await ok(admin.post('edit/changeManager/activate'));
+  typed = typedClient(srv.origin);
+  // A second machine, a cluster and its template, then the dynamic servers, in one activation
+  // (the typed client checks the property names and value types at compile time).
+  await typed.inEditSession(async (c) => {
+    await c.create('edit/machines', { name: 'machine2' });
+    await c.create('edit/clusters', { name: 'dyn' });
+    await c.create('edit/serverTemplates', { name: 'dyn-template', listenPort: 9100, cluster: ['clusters', 'dyn'], listenAddress: 'host-${id}.example' });
+    await c.bean('appserver.management.configuration.DynamicServersMBean', `edit/${DS}`).update({
+      serverTemplate: ['serverTemplates', 'dyn-template'],
+      dynamicClusterSize: 3,
+      serverNamePrefix: 'dyn-',
+      calculatedMachineNames: true,
+    });
+  });
 });
 
 after(async () => {
@@ -117,10 +127,9 @@ test('growing the size to 4 adds a server, SHUTDOWN; the running one keeps runni
 });
 
 test('shrinking to 2 shuts the running highest-numbered server down by a visible task, then it goes', async () => {
-  const start = await admin.post(`${LC}/dyn-4/start`, {}, ASYNC);
-  const startTask = assertAccepted(start, 'start dyn-4');
+  const startTask = await typed.startTask(`${LC}/dyn-4`, 'start');
   srv.advance(2000);
-  await completed(admin, startTask);
+  assert.equal((await typed.waitForTask(startTask, { timeoutMs: 10_000 })).taskStatus, 'TASK COMPLETED');
   assert.equal(await lcState('dyn-4'), 'RUNNING');
 
   await ok(admin.post(`edit/${DS}`, { dynamicClusterSize: 2 }));

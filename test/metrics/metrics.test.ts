@@ -117,8 +117,24 @@ test('a Monitor may scrape; an anonymous client may not', async () => {
   assert.equal(anonymous.status, 401);
 });
 
-// TODO until the workload (servlets, JMS server runtimes) and live data sources land on main.
-test('every series the example Grafana dashboard plots is exported', { todo: 'servlets, JMS and data source runtimes arrive with issue 13' }, async () => {
+test('every series the example Grafana dashboard plots is exported', async () => {
+  // ms1 runs a web module (servlets), a queue on JMSServer1 and a data source.
+  const post = async (path: string, body: unknown) => {
+    const r = await rt.admin.post(path, body);
+    assert.ok(r.status === 200 || r.status === 201, `${path}: ${r.text}`);
+  };
+  await post('edit/changeManager/startEdit', {});
+  await post('edit/JMSSystemResources', { name: 'scraped', targets: [{ identity: ['servers', 'ms1'] }] });
+  await post('edit/JMSSystemResources/scraped/subDeployments', { name: 'sd', targets: [{ identity: ['JMSServers', 'JMSServer1'] }] });
+  await post('edit/JMSSystemResources/scraped/JMSResource/queues', { name: 'ScrapedQueue', subDeploymentName: 'sd' });
+  await post('edit/JDBCSystemResources', { name: 'scrapedDS', targets: [{ identity: ['servers', 'ms1'] }] });
+  await post('edit/changeManager/activate', {});
+  const state = (await rt.admin.get('domainRuntime/serverLifeCycleRuntimes/ms1?links=none&fields=state')).json.state;
+  if (state !== 'RUNNING') {
+    assert.equal((await rt.admin.post('domainRuntime/serverLifeCycleRuntimes/ms1/start', {}, ASYNC)).status, 202);
+    rt.advance(120_000);
+  }
+  rt.advance(60_000);
   const dashboard = readFileSync(new URL('../../../examples/grafana-dashboard.json', import.meta.url), 'utf8');
   const plotted = new Set([...dashboard.matchAll(/appserver_[a-z_]+/g)].map((m) => m[0].replace(/_bucket$/, '')));
   const s = await scrape('?server=*');
@@ -126,4 +142,8 @@ test('every series the example Grafana dashboard plots is exported', { todo: 'se
   for (const name of [...s.text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!)) exported.add(name);
   const missing = [...plotted].filter((n) => !exported.has(n));
   assert.deepEqual(missing, [], 'series the dashboard plots but nothing exports');
+  // The managed server's own figures move: its channels, servlets and queue.
+  assert.ok(value(s, 'appserver_channel_messages_received_count{location="ms1",channelName="Default[http]"}') > 0);
+  assert.ok(value(s, 'appserver_servlet_invocation_total_count{location="ms1",app="benefits",name="ms1_/benefits",servletName="FileServlet"}') > 0);
+  assert.ok(value(s, 'appserver_jms_dest_messages_received_count{location="ms1",jmsruntime="ms1",jmsserver="JMSServer1",destination="scraped!ScrapedQueue"}') > 0);
 });

@@ -117,7 +117,7 @@ describe('a data source whose database cannot be reached', () => {
     assert.equal(rt.numAvailable, 0, 'no connection was made');
     assert.deepEqual(rt.properties, { user: 'app' });
     const health = await jdbcHealth();
-    assert.equal(health.state, 'warning');
+    assert.equal(health.state, 'warn');
     const symptom = health.symptoms.find((s) => s.instanceId === 'closedPg');
     assert.ok(symptom, JSON.stringify(health));
     assert.match(symptom.info, new RegExp(`127\\.0\\.0\\.1:${port}.*refused the connection.*ECONNREFUSED`));

@@ -89,7 +89,9 @@ test('ms1 and ms2 started with a port offset answer on their own ports with thei
     const linked = await c.get('serverRuntime?fields=name');
     assert.equal(linked.json.links.find((l: { rel: string }) => l.rel === 'self').href, `http://localhost:${port(configured)}/management/appserver/latest/serverRuntime`);
     const channels = await c.get('serverRuntime/serverChannelRuntimes?links=none&fields=name,publicURL');
-    assert.deepEqual(channels.json.items, [{ name: 'Default[http]', publicURL: `http://localhost:${port(configured)}` }]);
+    const http = channels.json.items.find((ch: { name: string }) => ch.name === 'Default[http]');
+    assert.deepEqual(http, { name: 'Default[http]', publicURL: `http://localhost:${port(configured)}` });
+    for (const ch of channels.json.items) assert.ok(ch.publicURL.endsWith(`:${port(configured)}`), `${ch.name} ${ch.publicURL}`);
     // The administration server reports the same effective ports.
     const fromAdmin = await srv.admin.get(`domainRuntime/serverRuntimes/${name}?links=none&fields=defaultURL`);
     assert.equal(fromAdmin.json.defaultURL, `t3://localhost:${port(configured)}`);
@@ -115,6 +117,50 @@ test("an exporter-shaped search of each server's own serverRuntime: its applicat
     // JMSServer1 is targeted to ms1 only.
     assert.deepEqual(jmsServers, name === 'ms1' ? ['JMSServer1'] : [], JSON.stringify(body.JMSRuntime));
   }
+  // Non-zero figures that grow as the clock moves, read from each server's own port.
+  const figures = async (configured: number) => {
+    const body = (await own(configured).post('serverRuntime/search', EXPORTER)).json;
+    const benefits = body.applicationRuntimes.items.find((a: { name: string }) => a.name === 'benefits');
+    const servlets = benefits.componentRuntimes.items[0].servlets.items;
+    return {
+      uptime: body.JVMRuntime.uptime as number,
+      heap: body.JVMRuntime.heapSizeCurrent as number,
+      completed: body.threadPoolRuntime.completedRequestCount as number,
+      invocations: servlets.reduce((n: number, x: { invocationTotalCount: number }) => n + x.invocationTotalCount, 0) as number,
+      work: benefits.workManagerRuntimes.items[0].completedRequests as number,
+    };
+  };
+  srv.advance(60_000);
+  const before = { ms1: await figures(7003), ms2: await figures(7005) };
+  srv.advance(5 * 60_000);
+  for (const [name, configured] of [['ms1', 7003], ['ms2', 7005]] as const) {
+    const was = before[name];
+    const now = await figures(configured);
+    assert.ok(was.heap > 0 && was.completed > 0 && was.invocations > 0 && was.work > 0, `${name}: ${JSON.stringify(was)}`);
+    assert.equal(now.uptime - was.uptime, 5 * 60_000, name);
+    assert.ok(now.completed > was.completed && now.invocations > was.invocations && now.work > was.work, `${name}: ${JSON.stringify(was)} -> ${JSON.stringify(now)}`);
+  }
+});
+
+test("requests a managed server's own listener serves count into its thread pool, default work manager and channel", async () => {
+  // Read through the administration server, whose requests are not ms1's; the clock stands still.
+  const read = async () => {
+    const body = (await srv.admin.post('domainRuntime/serverRuntimes/ms1/search', {
+      links: [],
+      fields: [],
+      children: {
+        threadPoolRuntime: { links: [], fields: ['completedRequestCount'] },
+        workManagerRuntimes: { links: [], fields: ['name', 'completedRequests'], name: ['default'] },
+        serverChannelRuntimes: { links: [], fields: ['name', 'messagesReceivedCount', 'bytesSentCount'], name: ['Default[http]'] },
+      },
+    })).json;
+    return [body.threadPoolRuntime.completedRequestCount, body.workManagerRuntimes.items[0].completedRequests, body.serverChannelRuntimes.items[0].messagesReceivedCount, body.serverChannelRuntimes.items[0].bytesSentCount];
+  };
+  const was = await read();
+  for (let i = 0; i < 5; i++) assert.equal((await own(7003).get('serverRuntime?links=none&fields=name')).status, 200);
+  const now = await pollUntil(read, (v) => v[0] - was[0] >= 5, 'five requests counted');
+  assert.deepEqual(now.slice(0, 3).map((v, i) => v - was[i]!), [5, 5, 5]);
+  assert.ok(now[3]! - was[3]! >= 5 * '{"name":"ms1"}'.length, 'the bytes sent are counted');
 });
 
 test("a managed server's port asks for credentials, and serves neither the edit tree nor the domain's trees", async () => {
@@ -163,6 +209,31 @@ test('the port closes when the server shuts down', async () => {
   assert.equal((await lifecycle('ms2', 'shutdown', 1000)).taskError, null);
   assert.equal(await state('ms2'), 'SHUTDOWN');
   await pollUntil(() => refused(port(7005)), (r) => r, 'ms2 port closed');
+});
+
+/** Sets ms2's listen address and activates. */
+async function listenAddress(value: string): Promise<void> {
+  assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
+  assert.equal((await srv.admin.post('edit/servers/ms2', { listenAddress: value })).status, 200);
+  const r = await srv.admin.post('edit/changeManager/activate', {});
+  assert.equal(r.status, 200, r.text);
+}
+
+test("a listen address that is not this host's fails the start task naming it", async () => {
+  try {
+    for (const [address, words] of [
+      ['no-such-host.invalid', `the listen address 'no-such-host.invalid' of port ${port(7005)} does not resolve to an address`],
+      ['192.0.2.1', `the listen address of port ${port(7005)} is not an address of this host (192.0.2.1:${port(7005)})`],
+    ] as const) {
+      await listenAddress(address);
+      const task = await lifecycle('ms2', 'start');
+      assert.equal(task.taskStatus, 'FAILED', JSON.stringify(task));
+      assert.equal(task.taskError?.message, `Server 'ms2' failed to start: ${words}`);
+      assert.equal(await state('ms2'), 'FAILED');
+    }
+  } finally {
+    await listenAddress('localhost');
+  }
 });
 
 test('a port in use fails the start task with a taskError naming the port; once free, the server starts', async () => {

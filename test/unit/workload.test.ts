@@ -20,6 +20,7 @@ import {
   transactions,
   unit,
 } from '../../src/runtime/workload.js';
+import { PauseHistory, heapFromArguments } from '../../src/runtime/figures.js';
 
 const HOUR = 3_600_000;
 const seed = fc.string({ maxLength: 12 });
@@ -83,8 +84,8 @@ test('a thread pool counts real requests in, and warns exactly while threads hog
   for (let t = 0; t < 24 * HOUR; t += GAUGE_STEP_MS * 7) {
     const p = threadPool('ms1', t);
     assert.ok(p.executeThreadIdleCount >= 0 && p.executeThreadIdleCount <= p.executeThreadTotalCount);
-    assert.equal(p.healthState, p.hoggingThreadCount >= HOGGING_WARNING ? 'warning' : 'ok');
-    if (p.healthState === 'warning') warnings++;
+    assert.equal(p.healthState, p.hoggingThreadCount >= HOGGING_WARNING ? 'warn' : 'ok');
+    if (p.healthState === 'warn') warnings++;
   }
   assert.ok(warnings > 0, 'a day without a single hogging burst');
   assert.ok(warnings < 24 * HOUR / (GAUGE_STEP_MS * 7) / 4, 'the pool warns most of the time');
@@ -129,4 +130,30 @@ test('counters of stores, sessions and transactions never go down', () => {
   sample((t) => ({ ...transactions('ms1', t) }));
   const tx = transactions('ms1', HOUR);
   assert.equal(tx.transactionTotalCount, tx.transactionCommittedTotalCount + tx.transactionRolledBackTotalCount);
+});
+
+test('-Xmx of the start arguments gives the heap maximum; anything else does not', () => {
+  assert.equal(heapFromArguments('-Xms256m -Xmx1g -Dx=1'), 1024);
+  assert.equal(heapFromArguments('-Xmx768m'), 768);
+  assert.equal(heapFromArguments('-Xmx2097152k'), 2048);
+  assert.equal(heapFromArguments('-Xmx512m -Xmx640m'), 640, 'the last one wins, as for a JVM');
+  for (const none of [undefined, 42, '', '-Xms1g', '-Xmx', '-Xmx0m', '-Xmx99999999999g', '-Dp=-Xmx1g']) assert.equal(heapFromArguments(none), undefined, String(none));
+});
+
+test('pauses count once where they overlap, and never beyond the window asked about', () => {
+  const h = new PauseHistory();
+  h.note('server', true, 100);
+  h.note('dest', true, 150);
+  h.note('server', false, 200);
+  h.note('dest', false, 300);
+  h.note('dest', true, 400);
+  assert.equal(h.pausedMs(['server', 'dest'], 0, 350), 200);
+  assert.equal(h.pausedMs(['server', 'dest'], 0, 500), 300, 'an open pause counts up to the end of the window');
+  assert.equal(h.pausedMs(['server'], 150, 1000), 50);
+  assert.equal(h.pausedMs(['nothing'], 0, 1000), 0);
+  // Noting the same state twice changes nothing.
+  h.note('dest', true, 450);
+  assert.equal(h.pausedMs(['dest'], 0, 500), 250);
+  h.forget('de');
+  assert.equal(h.known('dest'), false);
 });
