@@ -66,6 +66,7 @@ module.exports = {
       from: { path: '^src/metrics/' },
       to: { path: below('store', 'domain', 'config', 'runtime', 'lifecycle', 'security', 'operations', 'tree', 'behaviour', 'interchange', 'http', 'cli') },
     },
+    { name: 'browse-is-presentation', severity: 'error', comment: 'The HTML view lays out JSON bodies; it knows nothing of the domain.', from: { path: '^src/browse/' }, to: { path: '^src/', pathNot: '^src/(browse|core)/' } },
     {
       name: 'client-speaks-http-only',
       severity: 'error',

@@ -3,6 +3,7 @@
 // appserver-admin over the bare baseline (1.00 = as fast as bare Fastify).
 // `npm run bench -- reads` runs only the benchmarks whose name contains "reads".
 import { benchAbuse } from './abuse.js';
+import { benchControl } from './control.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
@@ -15,6 +16,7 @@ for (const store of benchStores()) {
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
+  all.push([`snapshots ${store.label}`, () => benchControl(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).

@@ -28,6 +28,7 @@ import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/res
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
 import { describeTarget } from './describe.js';
+import { InterfaceDocuments } from './openapi.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -100,6 +101,9 @@ export interface Readiness {
   state: string;
   ready: boolean;
 }
+
+/** The documents of each composed API, shared by its views (a managed server's listener). */
+const DOCUMENTS = new WeakMap<ApiParts, InterfaceDocuments>();
 
 export class ManagementApi {
   /** `answering`: the managed server whose own listener this interface is served on (none: the administration server). */
@@ -279,6 +283,28 @@ export class ManagementApi {
     return { status: 200, body: read.body, headers };
   }
 
+  /**
+   * The OpenAPI document of the management version `segment` names (`latest`, `12.2.1.0`...), built
+   * on first use and kept; `sessionHeader` is the header that names an edit session, `pause` lets
+   * other requests be answered while it is built.
+   */
+  openapi(segment: string, sessionHeader: string, pause?: () => Promise<void>): Promise<Record<string, unknown>> {
+    const version = managementVersion(segment);
+    if (!version) throw notFound(segment);
+    let documents = DOCUMENTS.get(this.parts);
+    if (!documents) {
+      documents = new InterfaceDocuments({
+        catalog: this.parts.catalog,
+        collections: this.parts.collections,
+        writers: this.parts.writers,
+        deploys: (owner, prop) => deploysThrough(this.parts.domain.behaviours, owner, prop.name),
+        sessionHeader,
+      });
+      DOCUMENTS.set(this.parts, documents);
+    }
+    return documents.openapi(version, pause);
+  }
+
   /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */
   private describe(target: Target, version: ApiVersion): Record<string, unknown> {
     return describeTarget(
@@ -414,9 +440,7 @@ export class ManagementApi {
       case 'collection': {
         const { owner, prop } = target;
         if (reads) {
-          const etag = renderer.collectionEtag(owner, prop, ctx, target.mount);
-          if (evaluate(caller.conditions, etag, true, what) === 'not-modified') return { status: 304, body: undefined, headers: { etag } };
-          return { status: 200, body: renderer.collection(owner, prop, target.path, ctx, target.mount), headers: { etag } };
+          return this.tagged(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what);
         }
         const writer = this.writerOf(owner.root);
         if (!writer) {

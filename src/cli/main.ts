@@ -30,7 +30,8 @@ program
     'IP addresses or CIDR ranges (comma-separated, repeatable) of proxies whose X-Forwarded-Proto and X-Forwarded-Host are believed (default: none)',
     (value: string, list: string[] = []) => [...list, value],
   )
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean }) => {
+  .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean }) => {
     const { startServer } = await import('./server.js');
     const server = await startServer({
       host: opts.host,
@@ -43,6 +44,7 @@ program
       ...(opts.store ? { store: opts.store } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
+      ...(opts.control ? { control: true } : {}),
     });
     const stop = async () => {
       await server.close();

@@ -7,7 +7,8 @@ import type { DomainSize } from '../domain/generate.js';
 import type { Secrets } from '../config/secrets.js';
 import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
-import type { Scheduler } from '../core/clock.js';
+import { ControlledScheduler, type Scheduler, clockControlOf } from '../core/clock.js';
+import { Control } from '../control/control.js';
 import { composeApi } from '../api/compose.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
@@ -69,6 +70,18 @@ export interface ServerOptions {
   portOffset?: number;
   /** How often servers sharing a store look for listeners a stopped server left (ms; default 5000). */
   leaseCheckMs?: number;
+  /**
+   * Serve the control interface (faults, clock, snapshots, journal) at /management/appserver-control
+   * (default: APPSERVER_CONTROL=1). Its clock can then be frozen and advanced, unless `scheduler` is given.
+   */
+  control?: boolean;
+}
+
+/** Whether the control interface is served: the option, else APPSERVER_CONTROL=1 (or `true`). */
+export function controlEnabled(opts: { control?: boolean }): boolean {
+  if (opts.control !== undefined) return opts.control;
+  const env = process.env.APPSERVER_CONTROL?.trim().toLowerCase();
+  return env === '1' || env === 'true';
 }
 
 export interface RunningServer {
@@ -79,6 +92,8 @@ export interface RunningServer {
   api: ManagementApi;
   /** What the server found wrong at start-up without stopping (printed unless quiet). */
   warnings: string[];
+  /** The control interface, when served. */
+  control?: Control;
   /** Managed servers whose listeners this process has open. */
   listening(): string[];
   close(): Promise<void>;
@@ -115,6 +130,8 @@ export interface OpenManagement {
   metrics: AdminMetrics;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
+  /** The control interface, when enabled. */
+  control?: Control;
   /** How a generated administrator password was given out, if one was. */
   passwordMessage(): string | undefined;
   close(): Promise<void>;
@@ -134,6 +151,9 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   prepareDataDir(opts.dataDir);
   const store = openStore(opts.dataDir, opts.store);
   const password = passwordReveal(opts.dataDir, passwordOutput(opts));
+  const control = controlEnabled(opts);
+  // The control interface's clock follows the wall clock until a test freezes it.
+  const scheduler = opts.scheduler ?? (control ? new ControlledScheduler() : undefined);
   const opened = await openDomain(catalog, store, {
     log,
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
@@ -145,12 +165,13 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     revealPassword: password.reveal,
     archiveDir: opts.dataDir,
     ...(opts.template ? { template: opts.template } : {}),
-    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(scheduler ? { scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
     ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();
+  const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.scheduler)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
   return {
@@ -159,6 +180,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     stats,
     metrics: composed.metrics,
     warnings,
+    ...(controller ? { control: controller } : {}),
     passwordMessage: password.message,
     close: async () => {
       composed.close();
@@ -176,7 +198,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const uploadDir = join(opts.dataDir, 'applications');
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir }, {
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
       logger: log,
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),
@@ -206,6 +228,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const admin = open.passwordMessage();
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
+    if (open.control) out.write(`  control interface (faults, clock, snapshots, journal) at http://${host}:${port}/management/appserver-control\n`);
     out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
     const running = listeners?.listening() ?? [];
     if (listeners) out.write(`  managed servers listen on their own ports${opts.portOffset ? ` shifted by ${opts.portOffset}` : ''}${running.length > 0 ? ` (listening: ${running.join(', ')})` : ''}\n`);
@@ -217,6 +240,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     domain: open.domain,
     api: open.api,
     warnings,
+    ...(open.control ? { control: open.control } : {}),
     listening: () => listeners?.listening() ?? [],
     close: async () => {
       await listeners?.close();
@@ -236,6 +260,7 @@ function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger
       stats: new RequestStats(),
       uploadDir: join(opts.dataDir, 'applications'),
       served: (received, sent) => domain.runtime.served.count(endpoints.server, received, sent),
+      ...(open.control ? { latency: () => open.control!.faults.serverLatency(endpoints.server) } : {}),
       certificate,
       // One line per server says where it listens (below); Fastify's own line per port is for debugging.
       logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),

@@ -18,6 +18,8 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** Work in this named edit session instead of the default one. */
   editSession?: string;
+  /** Largest answer read, in bytes (default 64 MiB): a server cannot make the client hold more. */
+  maxResponseBytes?: number;
 }
 
 /** A bean body as the server sends it: fields, `identity`, `links`. */
@@ -91,6 +93,7 @@ export interface DeployRequest {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
+const DEFAULT_MAX_RESPONSE = 64 * 1024 * 1024;
 const TREE_ROOTS = ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime'] as const;
 export type TreeRoot = (typeof TREE_ROOTS)[number];
 
@@ -104,6 +107,7 @@ export class AppserverClient {
   private readonly auth: string | undefined;
   private readonly headers: Record<string, string>;
   private readonly timeout: number;
+  private readonly maxResponse: number;
 
   constructor(readonly options: ClientOptions) {
     let url: URL;
@@ -122,6 +126,7 @@ export class AppserverClient {
     if (!/^[A-Za-z0-9._-]+$/.test(this.version)) throw new AppserverError('usage', `the version '${this.version}' is not a version segment`);
     this.auth = options.user !== undefined ? `Basic ${Buffer.from(`${options.user}:${options.password ?? ''}`).toString('base64')}` : undefined;
     this.timeout = options.requestTimeoutMs ?? DEFAULT_TIMEOUT;
+    this.maxResponse = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE;
     this.headers = {
       accept: 'application/json',
       'x-requested-by': options.requestedBy ?? 'appserver-admin-client',
@@ -179,8 +184,9 @@ export class AppserverClient {
     }
     let text: string;
     try {
-      text = await res.text();
+      text = await readLimited(res, this.maxResponse);
     } catch (err) {
+      if (err instanceof AppserverError) throw err;
       throw unreachable(url, err, this.timeout);
     }
     let parsed: unknown = undefined;
@@ -282,8 +288,9 @@ export class AppserverClient {
     return (await this.get('edit/changeManager', { links: [] })) as unknown as ChangeManagerState;
   }
 
-  async startEdit(): Promise<void> {
-    await this.request('POST', 'edit/changeManager/startEdit', { body: {} });
+  /** Takes the edit lock; with `lapseMs`, the lock lapses by itself after that long (a client that dies leaves no lock behind). */
+  async startEdit(lapseMs?: number): Promise<void> {
+    await this.request('POST', 'edit/changeManager/startEdit', { body: lapseMs !== undefined ? { waitTime: 0, timeOut: lapseMs } : {} });
   }
 
   async activate(): Promise<void> {
@@ -299,7 +306,7 @@ export class AppserverClient {
    * failed change or activation cancels the session). A session the caller already holds with
    * changes in it is not touched: those changes are someone's unfinished work.
    */
-  async inEditSession<T>(change: (client: AppserverClient) => Promise<T>): Promise<T> {
+  async inEditSession<T>(change: (client: AppserverClient) => Promise<T>, options: { lockLapseMs?: number } = {}): Promise<T> {
     const before = await this.changeManager();
     if (before.locked && before.lockOwner !== undefined && before.lockOwner !== this.options.user) {
       throw new AppserverError('rejected', `the edit lock is held by ${before.lockOwner}: nothing was changed`);
@@ -307,7 +314,7 @@ export class AppserverClient {
     if (before.locked && before.hasChanges) {
       throw new AppserverError('rejected', 'you hold an edit session with unactivated changes: activate or cancel it first (nothing was changed)');
     }
-    await this.startEdit();
+    await this.startEdit(options.lockLapseMs);
     try {
       const result = await change(this);
       await this.activate();
@@ -391,6 +398,30 @@ function uploadForm(model: Record<string, unknown>, upload: { bytes: Uint8Array;
   form.append('model', JSON.stringify(model));
   form.append('sourcePath', new Blob([new Uint8Array(upload.bytes)]), upload.fileName);
   return form;
+}
+
+/** The body as text, refusing one longer than `max` bytes without reading the rest. */
+async function readLimited(res: Response, max: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new AppserverError('server', `the server answered ${declared} bytes, more than the ${max} this client reads`);
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new AppserverError('server', `the server's answer is longer than the ${max} bytes this client reads`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function withQuery(path: string, options: ReadOptions): string {

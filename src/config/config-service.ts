@@ -159,7 +159,10 @@ export class ConfigService {
   /** (Re)reads every edit session from the store. */
   private async loadSessions(): Promise<void> {
     // Read first, then swap: readers do not take the mutex, and must never see the sessions gone.
-    const rows = await this.store.sessions();
+    this.takeSessions(await this.store.sessions());
+  }
+
+  private takeSessions(rows: StoredSession[]): void {
     this.sessions.clear();
     this.revs.clear();
     for (const row of rows) {
@@ -221,6 +224,28 @@ export class ConfigService {
     this.sessionsChanged();
     // A lock another server released may be the one a startEdit here waits for.
     this.wake();
+  }
+
+  /**
+   * Puts back a whole configuration (a restored snapshot) as version `version`, and reads the edit
+   * sessions again from the store; nothing runs between the two for a request to see half of it.
+   */
+  replaceAll(rows: StoredBean[], version: number): Promise<void> {
+    return this.mutex.run(async () => {
+      const sessions = await this.store.sessions();
+      for (const [key, record] of this.config.entries()) this.refs.remove(key, record);
+      this.config.clear();
+      for (const row of [...rows].sort((a, b) => depthOfKey(a.key) - depthOfKey(b.key) || a.ord - b.ord)) {
+        const bean = { type: row.type, values: row.values };
+        this.config.putRaw(row.key, bean, row.collection, row.name, row.ord);
+        this.refs.add(row.key, bean);
+      }
+      this.version = version;
+      this.recent.length = 0;
+      this.takeSessions(sessions);
+      this.sessionsChanged();
+      this.wake();
+    });
   }
 
   /** Applies an activation another server made: the beans it touched are read again from the store. */

@@ -25,7 +25,7 @@ import type { Store, StoredBean } from '../store/store.js';
 import { BeanTree } from '../tree/records.js';
 import { ClusterCoordinator, aliveSince } from './coordinator.js';
 import { demoDomain } from './demo.js';
-import { Domain } from './domain.js';
+import { Domain, INITIAL_SNAPSHOT } from './domain.js';
 import { type DomainSize, generateDomain } from './generate.js';
 
 export interface DomainOptions {
@@ -167,7 +167,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     lifecycle,
     persistence,
     lifecycles: new Lifecycles(runtime, tasks, scheduler, timings),
-    deployments: new Deployments(runtime, tasks, scheduler, configService, timings.deployment),
+    deployments: new Deployments(runtime, tasks, scheduler, configService, () => timings.deployment),
     coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology }),
     instance,
   });
@@ -178,6 +178,8 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   tasks.executor = instance;
   if (store.shared) tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
   await domain.coordinator.settle();
+  // What `reset` of the control interface returns to.
+  if (created) await store.putSnapshot(INITIAL_SNAPSHOT, now(), JSON.stringify(await domain.captureRows()));
   return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };
 }
 

@@ -17,7 +17,11 @@ import type { TaskEngine } from '../runtime/tasks.js';
 import { lockoutPolicy } from '../security/lockout-policy.js';
 import type { LockoutPolicy } from '../security/lockout.js';
 import type { SecurityService } from '../security/service.js';
-import type { Store } from '../store/store.js';
+import type { DomainRows, Store } from '../store/store.js';
+import { entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
+import { failUnfinished } from '../runtime/tasks.js';
+
+const RESTORED_TASK = 'The domain was restored from a snapshot saved while this task ran; nothing runs it any more.';
 import type { BeanTree } from '../tree/records.js';
 import type { ClusterCoordinator } from './coordinator.js';
 
@@ -40,6 +44,9 @@ export interface DomainParts {
   /** This process among the servers sharing the store (its heartbeats, tasks and leases). */
   instance: string;
 }
+
+/** The snapshot of the domain as it was created (never listed; names given by people cannot start with '#'). */
+export const INITIAL_SNAPSHOT = '#initial';
 
 export class Domain implements DomainParts {
   readonly log: Log;
@@ -155,6 +162,41 @@ export class Domain implements DomainParts {
   /** Ends tasks that servers which stopped left running (servers sharing a store). */
   settleOrphans(): Promise<void> {
     return this.coordinator.settleOrphans();
+  }
+
+  /** The whole domain state as the store holds it (what a snapshot keeps), once queued writes are in. */
+  async captureRows(): Promise<DomainRows> {
+    await this.persistence.flush();
+    return this.store.domainRows();
+  }
+
+  /**
+   * Puts the domain back in a captured state: configuration (as a new configuration version),
+   * edit sessions, runtime, tasks and the Lifecycle Manager's records; users, the audit trail and
+   * activation records stay. What was on its way (a server starting) in the captured state ends
+   * where it was going, and its unfinished tasks are failed: nothing runs them any more.
+   */
+  async restoreRows(rows: DomainRows): Promise<void> {
+    await this.persistence.flush();
+    const state = entriesToState(Object.fromEntries(rows.runtime.map(([k, data]) => [k, JSON.parse(data) as unknown])));
+    settleInterrupted(state);
+    const runtime = Object.entries(stateToEntries(state)).map(([k, v]) => [k, JSON.stringify(v)] as [string, string]);
+    // Unfinished tasks fail before they are written, so the store and this server agree at once.
+    const tasks = rows.tasks.map(([key, collection, ord, type, data]) => ({ key, collection, ord, type, values: JSON.parse(data) as Record<string, unknown> }));
+    for (const t of tasks) if (!t.values.completed) failUnfinished(t.values, RESTORED_TASK);
+    const taskRows = tasks.map((t) => [t.key, t.collection, t.ord, t.type, JSON.stringify(t.values)] as DomainRows['tasks'][number]);
+    const version = this.configService.version + 1;
+    await this.store.replaceDomainRows({ ...rows, runtime, tasks: taskRows }, version);
+    const beans = rows.beans.map(([key, collection, name, ord, type, data]) => ({ key, collection, name, ord, type, values: JSON.parse(data) as Record<string, unknown> }));
+    await this.configService.replaceAll(beans, version);
+    await this.persistence.reload();
+    this.runtime.rebuild(this.topology());
+    this.tasks.replace(tasks);
+    await this.lifecycle.reload();
+    this.runtime.refreshEditSessions();
+    this.persistence.saveState();
+    await this.persistence.flush();
+    await this.coordinator.settle();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,8 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
+import { wantsHtml } from '../browse/negotiate.js';
+import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
+import { browseAsset } from '../browse/assets.js';
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -10,8 +13,11 @@ import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
 import { ManagementRoutes, clientAddress } from './management.js';
+import { isDocument, registerDocuments } from './documents.js';
 import { parseTrustedProxies } from './origin.js';
 import { processLag } from './lag.js';
+import { isControlUrl, registerControlHooks, registerControlRoutes } from './control.js';
+import type { Control } from '../control/control.js';
 import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
@@ -24,6 +30,8 @@ declare module 'fastify' {
     principal: Principal;
     /** The write was judged before its body (see admitWrite). */
     admitted: boolean;
+    /** A browser asked for this management URL: the JSON answer goes out as an HTML page. */
+    wantsHtml: boolean;
   }
 }
 
@@ -36,6 +44,8 @@ export interface AppDependencies {
   uploadDir: string;
   /** The server's own figures: fed with every answer, and served at /metrics with the runtime's. */
   metrics?: AdminMetrics;
+  /** The control interface (faults, clock, snapshots, journal); absent unless the server was started with it. */
+  control?: Control;
   /** Told of every answer with the bytes received and sent (a managed server's served requests). */
   served?: (bytesReceived: number, bytesSent: number) => void;
 }
@@ -160,6 +170,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     done();
   });
 
+  // Injected faults act on a request before anything else looks at it, as a failing server would.
+  const control = deps.control;
+  if (control) registerControlHooks(app, control);
+  /** Control URLs are judged by their own routes, not as management writes. */
+  const controlled = (url: string) => control !== undefined && isControlUrl(url);
+
   const apps = new AppEndpoints(deps.api);
   const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }));
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
@@ -180,6 +196,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('admitted', false);
+  app.decorateRequest('wantsHtml', false);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -195,7 +212,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url)) return;
-    if (!isMetrics(request.url) && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
+    // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
+    const document = isDocument(request.url);
+    request.wantsHtml = !document && request.url.startsWith('/management/') && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    if (!isMetrics(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -227,13 +248,18 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   // A write without a body is judged before it is handled.
   app.addHook('preHandler', async (request) => {
-    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url)) return;
+    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || controlled(request.url)) return;
     await admitWrite(request);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
+    if (controlled(request.url)) {
+      const type = request.headers['content-type'] ?? '';
+      if (bodyKindOf(type) === undefined) throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json.`);
+      return payload;
+    }
     const accepts = await admitWrite(request);
     // Searches and actions take less than configuration does.
     const limit = accepts.limit;
@@ -260,6 +286,24 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || 0);
     deps.metrics?.observeRequest(treeOf(request.url, apps.application(request.url) !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
+  });
+
+  // The HTML view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.wantsHtml || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
+    if (text === undefined) return payload;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return payload;
+    }
+    reply.header('content-type', 'text/html; charset=utf-8');
+    reply.header('vary', 'Accept, Accept-Encoding');
+    // Bean values are anyone's text: the page runs no script but its own.
+    reply.header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    return renderPage({ path: request.url.split('?')[0]!, status: reply.statusCode, body });
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
@@ -290,7 +334,16 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
+  if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);
+  // The OpenAPI documents and the API reference page.
+  registerDocuments(app, deps.api);
+  // The browsable view's script and style sheet.
+  app.get(`${BROWSE_ASSETS}/:file`, async (request, reply) => {
+    const asset = browseAsset((request.params as { file: string }).file);
+    if (!asset) throw notFound(request.url);
+    return reply.header('content-type', asset.type).header('cache-control', 'no-cache').send(asset.body);
+  });
   app.all('/*', handle);
   return app;
 }

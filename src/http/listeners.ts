@@ -31,6 +31,21 @@ export interface ServerListenerOptions {
   logger?: FastifyBaseLogger;
   trustProxy?: readonly string[];
   maxEventLoopDelay?: number;
+  /** Milliseconds each request waits before it is handled (a slow server, injected through the control interface). */
+  latency?: () => number;
+}
+
+/** Waits `ms` of real time, less if the client goes away first. */
+function delay(ms: number, response: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      response.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    response.once('close', done);
+  });
 }
 
 /** How long a listen address's name may take to resolve. */
@@ -100,6 +115,13 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
         },
       );
       apps.push(app);
+      const latency = opts.latency;
+      if (latency) {
+        app.addHook('onRequest', async (_request, reply) => {
+          const ms = latency();
+          if (ms > 0) await delay(ms, reply.raw);
+        });
+      }
       try {
         await app.listen({ host, port: endpoint.port });
       } catch (err) {

@@ -88,10 +88,9 @@ export const dataSourceOperations: OperationDefinition[] = [
     const state = stateOf(call, use);
     if (state !== 'Running') return returns(`Connection test failed: data source '${w.ds}' is ${state}.`);
     const pools = use.engine.dataSources;
-    // A data source this process opens no pool for (its server's runtime is elsewhere) passes as before.
-    if (!pools.has(w.server, w.partition, w.ds)) return returns(null);
-    const reason = await pools.testPool(w.server, w.partition, w.ds);
-    return returns(reason === null ? null : `Connection test failed: data source '${w.ds}' on ${w.server}: ${reason}`);
+    // The pool's own test; where this process runs no pool (not started), only an injected fault fails it.
+    const reason = pools.has(w.server, w.partition, w.ds) ? await pools.testPool(w.server, w.partition, w.ds) : (use.engine.faults.dataSourceDown(w.ds, w.server) ?? null);
+    return returns(reason === null ? null : `Connection test failed: data source '${w.ds}' cannot reach its database: ${reason}`);
   }),
   defineOperation(query(DS, 'poolExists', [ov(BOOL, str('poolName'))]), (call) => {
     const name = call.args.poolName;

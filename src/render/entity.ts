@@ -17,18 +17,22 @@ export interface RenderContext {
 
 type Json = Record<string, unknown>;
 
+/** Stands in a bean's state for a property absent in its current state. */
+const ABSENT = '\u0000absent';
+
 export class Renderer {
   constructor(private readonly resolver: Resolver) {}
 
   /** A bean: links, identity, then every visible property (and its collection shown in place). */
   bean(node: BeanNode, ctx: RenderContext, asItem = false): Json {
-    return this.taggedBean(node, ctx, asItem, false).body;
+    return this.render(node, ctx, asItem, undefined);
   }
 
   /** A bean as `bean` renders it, with its entity tag (see `etag`). */
   beanWithTag(node: BeanNode, ctx: RenderContext): { body: Json; etag: string } {
-    const { body, etag } = this.taggedBean(node, ctx, false, true);
-    return { body, etag: etag! };
+    const state: unknown[] = [];
+    const body = this.render(node, ctx, false, state);
+    return { body, etag: digestTag(state.length > 0 ? this.stateText(node, ctx, state) : this.stateOf(node, ctx)) };
   }
 
   /**
@@ -38,32 +42,55 @@ export class Renderer {
    * client can read of the bean moves.
    */
   etag(node: BeanNode, ctx: RenderContext): string {
-    const live = node.root.live?.(node);
-    return this.tagOf(node, ctx, this.fields(node, { ...ctx, shape: {} }, {}, live, false));
+    return digestTag(this.stateOf(node, ctx));
   }
 
-  /** The entity tag of a collection: a digest of its items' names and tags, in order. */
+  /** The entity tag of a collection: a digest of its items' names and what a plain read lists of each, in order. */
   collectionEtag(owner: BeanNode, prop: PropDef, ctx: RenderContext, mount?: Mount): string {
-    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
-    return digestTag(JSON.stringify([prop.name, items.map((item) => [item.identity[item.identity.length - 1], this.etag(item, ctx)])]));
+    return this.collectionWithTag(owner, prop, [], ctx, mount, false).etag;
   }
 
-  private taggedBean(node: BeanNode, ctx: RenderContext, asItem: boolean, tag: boolean): { body: Json; etag?: string } {
+  /** A collection as `collection` renders it, with its entity tag. */
+  collectionWithTag(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, mount?: Mount, render = true): { body: Json; etag: string } {
+    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    const states: string[] = [];
+    const bodies: Json[] = [];
+    for (const item of items) {
+      const state: unknown[] = [];
+      if (render) bodies.push(this.render(item, ctx, true, state));
+      states.push(item.identity[item.identity.length - 1]!, state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx, true));
+    }
+    const etag = digestTag(JSON.stringify([prop.name, states]));
+    if (!render) return { body: {}, etag };
+    return { body: this.collectionBody(owner, prop, path, ctx, bodies), etag };
+  }
+
+  /**
+   * Renders a bean; with `state`, also collects the value of every field (shown or not) for its tag,
+   * when the request shows the full field set (otherwise `state` stays empty: the caller reads it apart).
+   */
+  private render(node: BeanNode, ctx: RenderContext, asItem: boolean, state: unknown[] | undefined): Json {
     const out: Json = {};
     const live = node.root.live?.(node);
     if (wantsLinks(ctx.shape)) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
     if (node.type.kind !== 'rest' && wantsField(ctx.shape, 'identity')) out.identity = node.identity;
-    const fields = this.fields(node, ctx, {}, live, asItem);
-    Object.assign(out, fields);
+    const whole = !ctx.shape.fields && !ctx.shape.excludeFields;
+    this.fields(node, ctx, out, live, asItem, whole ? state : undefined);
     const inPlace = node.type.inline;
     if (inPlace && !asItem) out.items = this.resolver.items(node, inPlace).map((item) => this.bean(item, ctx, true));
-    if (!tag) return { body: out };
-    // The fields shown are the whole state unless the request chose some: then they are read again in full.
-    const whole = !ctx.shape.fields && !ctx.shape.excludeFields ? fields : this.fields(node, { ...ctx, shape: {} }, {}, live, false);
-    return { body: out, etag: this.tagOf(node, ctx, whole) };
+    return out;
   }
 
-  private tagOf(node: BeanNode, ctx: RenderContext, fields: Json): string {
+  /** The state of a bean (as an item lists it, with `asItem`) as the text its tag digests, read in full. */
+  private stateOf(node: BeanNode, ctx: RenderContext, asItem = false): string {
+    const state: unknown[] = [];
+    const full = { ...ctx, shape: {} };
+    this.fields(node, full, undefined, node.root.live?.(node), asItem, state);
+    return this.stateText(node, full, state);
+  }
+
+  /** Every field's value in the type's order (the order names them), what else a GET shows, as text. */
+  private stateText(node: BeanNode, ctx: RenderContext, state: unknown[]): string {
     const present: string[] = [];
     for (const p of node.type.children) {
       if (p.optional && p.shape === 'singleton' && node.root.source.bean(childKey(node.key, p.name)) !== undefined) present.push(p.name);
@@ -73,37 +100,51 @@ export class Renderer {
     const values = node.record?.values;
     if (values) for (const p of node.type.fields[ctx.version]) if (p.encrypted && Object.hasOwn(values, p.name)) sealed.push(p.name, values[p.name]);
     const inPlace = node.type.inline;
-    const items = inPlace ? this.resolver.items(node, inPlace).map((item) => this.etag(item, ctx)) : [];
-    return digestTag(JSON.stringify([node.type.name, fields, present, sealed, items]));
+    const items = inPlace ? this.resolver.items(node, inPlace).map((item) => this.stateOf(item, ctx)) : [];
+    return JSON.stringify([node.type.name, state, present, sealed, items]);
   }
 
-  /** The properties of a bean (no links, no identity). */
-  private fields(node: BeanNode, ctx: RenderContext, out: Json, live: Record<string, unknown> | undefined, asItem: boolean): Json {
+  /**
+   * The properties of a bean (no links, no identity) into `out`. `state` (given only with the full
+   * field set) receives the value of every field a plain read shows (of a bean, or of an item).
+   */
+  private fields(node: BeanNode, ctx: RenderContext, out: Json | undefined, live: Record<string, unknown> | undefined, asItem: boolean, state?: unknown[]): void {
     // With a field list, only the fields asked for are looked at (searches ask for a few of many).
     const chosen = ctx.shape.fields ? selected(node, ctx) : node.type.fields[ctx.version];
     for (const p of chosen) {
-      if (!ctx.shape.fields && !wantsField(ctx.shape, p.name)) continue;
       if (asItem && p.detail) continue;
+      const shown = out !== undefined && (ctx.shape.fields !== undefined || wantsField(ctx.shape, p.name));
+      if (!shown && state === undefined) continue;
+      let value: unknown;
       if (live !== undefined && p.name in live) {
         // A live value explicitly undefined means the property is absent in this state.
-        const value = live[p.name];
-        if (value !== undefined) out[p.name] = p.encrypted ? null : toWire(p, value);
-        continue;
+        const v = live[p.name];
+        if (v === undefined) {
+          state?.push(ABSENT);
+          continue;
+        }
+        value = p.encrypted ? null : toWire(p, v);
+      } else {
+        value = fieldValue(p, node, undefined, ctx.productionMode);
       }
-      out[p.name] = fieldValue(p, node, undefined, ctx.productionMode);
+      state?.push(value);
+      if (shown) out[p.name] = value;
     }
-    return out;
   }
 
   collection(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, mount?: Mount): Json {
     const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    return this.collectionBody(owner, prop, path, ctx, items.map((item) => this.bean(item, ctx, true)));
+  }
+
+  private collectionBody(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, items: Json[]): Json {
     const out: Json = {};
     if (wantsLinks(ctx.shape)) {
       const links = headLinks(ctx, owner.path, path);
       if (owner.root.editable && prop.createForm) push(links, ctx, 'create-form', ctx.urls.href([...owner.path, prop.createForm]));
       out.links = links;
     }
-    out.items = items.map((item) => this.bean(item, ctx, true));
+    out.items = items;
     return out;
   }
 

@@ -32,7 +32,8 @@ export class Deployments {
     private readonly tasks: TaskEngine,
     private readonly scheduler: Scheduler,
     private readonly config: ConfigService,
-    private readonly delayMs: number,
+    /** How long a deployment step takes (read at each step, so it can be changed while running). */
+    private readonly delayMs: () => number,
   ) {}
 
   exists(name: string): boolean {
@@ -62,7 +63,9 @@ export class Deployments {
   /** A progress object that completes after the deployment delay, then runs `effect`. */
   private progress(app: string, operation: keyof typeof OPERATION, targets: string[], effect: () => void): Task {
     const task = this.tasks.createDeployment(OWNER, app, { operationType: OPERATION[operation], targets });
-    this.scheduler.after(this.delayMs, () => {
+    this.scheduler.after(this.delayMs(), () => {
+      const failure = this.engine.faults.deploymentFailure(app, targets);
+      if (failure !== undefined) return task.finish(failure);
       try {
         effect();
         task.finish();

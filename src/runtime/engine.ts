@@ -3,6 +3,7 @@
 // change often (server, partition, resource group, data source) are read live from the state, so
 // a transition rewrites a tree only when beans appear or disappear.
 import type { Catalog } from '../catalog/load.js';
+import { type FaultHooks, NO_FAULTS } from '../core/faults.js';
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
@@ -67,9 +68,11 @@ export class RuntimeEngine implements RuntimeFigures {
   readonly serverTrees = new Map<string, BeanTree>();
   readonly pools = new ConnectorPools();
   /** The JDBC data sources of the running servers, with their connections to their databases. */
-  readonly dataSources = new DataSources();
+  readonly dataSources = new DataSources((ds, server) => this.faults.dataSourceDown(ds, server));
   /** The named edit sessions, shown as edit session configurations. */
   editSessions: () => EditSessionView[] = () => [];
+  /** Faults injected through the control interface (none unless it is enabled). */
+  faults: FaultHooks = NO_FAULTS;
   /** Called after every change of the durable state (persists it). */
   onStateChange: () => void = () => {};
   /** Called when a server moves to another lifecycle state (logs it). */
@@ -336,7 +339,9 @@ export class RuntimeEngine implements RuntimeFigures {
     const live = this.dataSources.figures(server, partition, ds) ?? {};
     const health = this.dataSources.health(server, partition, ds);
     let state = operator;
-    if (operator === 'Running' && health) {
+    // A data source that lost its database (an injected fault) is unhealthy until the database is back.
+    if (operator === 'Running' && this.faults.dataSourceDown(ds, server) !== undefined) state = 'Unhealthy';
+    else if (operator === 'Running' && health) {
       if (health.health === 'failed') state = 'Unhealthy';
       else if (health.health === 'pending') state = 'Unknown';
       else if (Number(live.waitingForConnectionCurrentCount ?? 0) > 0 && Number(live.numAvailable ?? 0) === 0) state = 'Overloaded';

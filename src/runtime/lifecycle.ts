@@ -26,6 +26,9 @@ export const DEFAULT_TIMINGS: LifecycleTimings = {
   deployment: 1000,
 };
 
+/** How often a hung step looks again whether its hang ended early (the fault was removed). */
+const HANG_RECHECK_MS = 1000;
+
 const SERVER = SERVER_LIFECYCLE.transitions;
 const PARTITION = PARTITION_LIFECYCLE.transitions;
 const RG = RESOURCE_GROUP_LIFECYCLE.transitions;
@@ -85,25 +88,30 @@ export class Lifecycles {
     if (!t.from.includes(state)) throw illegal(`Server '${name}'`, state, op, t);
     const task = this.tasks.create(owner, SERVER_TASK, t.operation, { serverName: name, description: t.describe(name) });
     this.engine.setServerState(name, t.via as ServerState);
-    this.scheduler.after(this.timings[t.timing], () => {
-      // A forced operation may have overtaken this one: only the transition still in progress ends.
-      const gate = t.via === 'STARTING' && SERVING.has(t.to) ? this.startGate : undefined;
-      if (!gate) {
-        if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
-        task.finish();
+    const faults = this.engine.faults;
+    // An injected fault may fail a start; it is decided now, and seen when the step ends.
+    const failure = t.timing === 'serverStart' ? faults.startFailure(name) : undefined;
+    const end = () => {
+      // A hung server's step stands still until the hang ends (a hang always has an end).
+      const hung = faults.hungUntil(name);
+      const now = this.scheduler.now();
+      if (hung !== undefined && hung > now) {
+        this.scheduler.after(Math.min(hung - now, HANG_RECHECK_MS), end);
         return;
       }
+      // A forced operation may have overtaken this one: only the transition still in progress ends.
+      const finish = (error: string | undefined) => {
+        if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, (error === undefined ? t.to : 'FAILED') as ServerState);
+        task.finish(error);
+      };
+      const gate = t.via === 'STARTING' && SERVING.has(t.to) && failure === undefined ? this.startGate : undefined;
+      if (!gate) return finish(failure);
       gate(name).then(
-        () => {
-          if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, t.to as ServerState);
-          task.finish();
-        },
-        (err: unknown) => {
-          if (this.engine.serverState(name) === t.via) this.engine.setServerState(name, 'FAILED');
-          task.finish(`Server '${name}' failed to start: ${err instanceof Error ? err.message : String(err)}`);
-        },
+        () => finish(undefined),
+        (err: unknown) => finish(`Server '${name}' failed to start: ${err instanceof Error ? err.message : String(err)}`),
       );
-    });
+    };
+    this.scheduler.after(this.timings[t.timing] + faults.lifecycleDelay(name), end);
     return task;
   }
 

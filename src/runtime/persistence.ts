@@ -8,6 +8,8 @@ import type { Task, TaskEngine } from './tasks.js';
 
 export class RuntimePersistence {
   private writes: Promise<void> = Promise.resolve();
+  /** Writes queued so far: a reload that saw one queued while it read must read again. */
+  private queued = 0;
   /** The runtime state entries as last written or read (JSON per key). */
   private persisted: Map<string, string>;
   private readonly taskSaves = new Map<string, Task>();
@@ -38,6 +40,7 @@ export class RuntimePersistence {
 
   /** Queues a write so that writes reach the store in the order they were made. */
   private queue(write: () => Promise<void>): void {
+    this.queued++;
     this.writes = this.writes.then(write).catch(() => undefined);
   }
 
@@ -90,8 +93,15 @@ export class RuntimePersistence {
    * this server holds (the runtime state is then replaced; its trees must be rebuilt).
    */
   async reload(): Promise<boolean> {
-    await this.writes;
-    const entries = await this.store.runtimeEntries();
+    let entries: Record<string, unknown>;
+    for (let attempt = 0; ; attempt++) {
+      const before = this.queued;
+      await this.writes;
+      entries = await this.store.runtimeEntries();
+      // A change made here while the store was read may have been written before or after the
+      // read: what was read could be older than this server's own state, so it is read again.
+      if (this.queued === before || attempt >= 5) break;
+    }
     const incoming = new Map(Object.entries(entries).map(([k, v]) => [k, JSON.stringify(v)]));
     const same = incoming.size === this.persisted.size && [...incoming].every(([k, v]) => this.persisted.get(k) === v);
     if (same) return false;

@@ -27,6 +27,12 @@ export interface Task {
   finish(error?: string): void;
 }
 
+/** Marks a task nobody runs any more as failed, with its reason. */
+export function failUnfinished(values: Record<string, unknown>, error: string): void {
+  Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
+  Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
+}
+
 const DEPLOYMENT = 'appserver.management.runtime.DeploymentProgressObjectMBean';
 
 /** Most tasks kept per owner; the oldest completed ones go first. */
@@ -75,6 +81,7 @@ export class TaskEngine implements TreeSource {
   }
 
   private make(ownerKey: string, collection: string, identity: string[], name: string, type: string, fields: Record<string, unknown>, style: 'task' | 'deployment'): Task {
+    const generation = this.generation;
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const now = this.scheduler.now();
@@ -108,6 +115,8 @@ export class TaskEngine implements TreeSource {
       local: true,
       finish: (error?: string) => {
         if (task.values.completed) return;
+        // A task of the tasks a restored snapshot replaced ends unseen.
+        if (generation !== this.generation) return settle();
         const end = this.scheduler.now();
         const outcome =
           style === 'task'
@@ -172,13 +181,22 @@ export class TaskEngine implements TreeSource {
       const parent = this.byKey.get(t.collection.slice(0, t.collection.lastIndexOf('/subTasks')));
       if (t.collection.endsWith('/subTasks') && parent && !parent.subTasks.includes(t)) parent.subTasks.push(t);
     }
-    for (const t of orphans) {
-      const values = t.values;
-      const error = 'The server stopped before this task completed.';
-      Object.assign(values, 'taskStatus' in values ? { taskStatus: 'FAILED', running: false, taskError: { message: error, cause: null } } : { state: 'STATE_FAILED' });
-      Object.assign(values, { progress: 'failed', completed: true, endTimeAsLong: values.startTimeAsLong, endTime: values.startTime });
-    }
+    for (const t of orphans) failUnfinished(t.values, 'The server stopped before this task completed.');
     if (orphans.length > 0) this.onSave(orphans);
+  }
+
+  /** Bumped when every task is replaced: tasks made before it no longer change anything. */
+  private generation = 0;
+
+  /**
+   * Replaces every task with those of a restored snapshot (whose unfinished tasks were failed:
+   * nothing runs them now); tasks running here until now end without a trace.
+   */
+  replace(rows: Parameters<TaskEngine['load']>[0]): void {
+    this.generation++;
+    this.collections.clear();
+    this.byKey.clear();
+    this.load(rows, false);
   }
 
   /** Tasks numbered in a collection so far (the next one's number), kept as tasks are purged. */

@@ -50,4 +50,9 @@ export const MIGRATIONS: Migration[] = [
     // Servers sharing a store: which one opens each running managed server's ports (one at a time).
     sql: () => ['CREATE TABLE listener_leases (server TEXT PRIMARY KEY, owner TEXT NOT NULL, since BIGINT NOT NULL)'],
   },
+  {
+    version: 5,
+    // Saved states of the whole domain (the control interface's snapshots), one JSON document each.
+    sql: () => ['CREATE TABLE snapshots (name TEXT PRIMARY KEY, created BIGINT NOT NULL, bytes BIGINT NOT NULL, data TEXT NOT NULL)'],
+  },
 ];

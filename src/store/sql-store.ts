@@ -9,6 +9,8 @@ import {
   type AuditRecord,
   type BeanChanges,
   COMPONENTS,
+  type DomainRows,
+  type SnapshotInfo,
   type Component,
   type FailureCount,
   type LoginFailureKind,
@@ -508,5 +510,76 @@ export class SqlStore implements Store {
       if (r.changes === 0) throw new StoreConflict(`document ${key} changed elsewhere`);
       return expectedRev + 1;
     });
+  }
+
+  // ---- the whole domain, and snapshots of it ----
+
+  async domainRows(): Promise<DomainRows> {
+    return this.db.transaction(async (tx) => {
+      const version = (await tx.all<{ value: string }>("SELECT value FROM meta WHERE key = 'configVersion'"))[0]?.value;
+      const beans = await tx.all<BeanRow>("SELECT key, collection, name, ord, type, data FROM beans WHERE tree = 'config' ORDER BY ord, key");
+      const sessions = await tx.all<{ name: string; info: string; changes: string }>('SELECT name, info, changes FROM sessions ORDER BY name');
+      const runtime = await tx.all<{ key: string; data: string }>('SELECT key, data FROM runtime ORDER BY key');
+      const tasks = await tx.all<{ key: string; collection: string; ord: number | string; type: string; data: string }>('SELECT key, collection, ord, type, data FROM tasks ORDER BY ord, key');
+      const documents = await tx.all<{ key: string; data: string }>('SELECT key, data FROM documents ORDER BY key');
+      return {
+        configVersion: Number(version ?? 0),
+        beans: beans.map((b) => [b.key, b.collection, b.name, Number(b.ord), b.type, b.data]),
+        sessions: sessions.map((r) => [r.name, r.info, r.changes]),
+        runtime: runtime.map((r) => [r.key, r.data]),
+        tasks: tasks.map((t) => [t.key, t.collection, Number(t.ord), t.type, t.data]),
+        documents: documents.map((d) => [d.key, d.data]),
+      };
+    });
+  }
+
+  /** Inserts rows many at a time: one statement per batch, not per row (restores must be quick). */
+  private async insertMany(tx: SqlClient, head: string, rows: unknown[][], extra = ''): Promise<void> {
+    if (rows.length === 0) return;
+    const width = rows[0]!.length;
+    const batch = Math.max(1, Math.floor(900 / width));
+    for (let i = 0; i < rows.length; i += batch) {
+      const part = rows.slice(i, i + batch);
+      const values = part.map(() => `(${new Array(width).fill('?').join(', ')}${extra})`).join(', ');
+      await tx.run(`${head} VALUES ${values}`, part.flat());
+    }
+  }
+
+  async replaceDomainRows(rows: DomainRows, configVersion: number): Promise<void> {
+    await this.write(['config', 'sessions', 'runtime', 'tasks', 'lifecycle'], async (tx) => {
+      // Revisions only grow, so a compare-and-set of another server never takes a restored row for its own.
+      const rev = async (table: string) => Number((await tx.all<{ m: number | string | null }>(`SELECT MAX(rev) AS m FROM ${table}`))[0]?.m ?? 0) + 1;
+      const sessionRev = await rev('sessions');
+      const documentRev = await rev('documents');
+      await tx.run("DELETE FROM beans WHERE tree = 'config'");
+      for (const table of ['sessions', 'runtime', 'tasks', 'documents']) await tx.run(`DELETE FROM ${table}`);
+      await this.insertMany(tx, 'INSERT INTO beans (tree, key, collection, name, ord, type, data)', rows.beans.map((b) => ['config', ...b]));
+      await this.insertMany(tx, 'INSERT INTO sessions (name, info, changes, rev)', rows.sessions.map((r) => [...r, sessionRev]));
+      await this.insertMany(tx, 'INSERT INTO runtime (key, data)', rows.runtime);
+      await this.insertMany(tx, 'INSERT INTO tasks (key, collection, ord, type, data)', rows.tasks);
+      await this.insertMany(tx, 'INSERT INTO documents (key, data, rev)', rows.documents.map((d) => [...d, documentRev]));
+      await tx.run("INSERT INTO meta (key, value) VALUES ('configVersion', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(configVersion)]);
+    });
+  }
+
+  async putSnapshot(name: string, created: number, data: string): Promise<void> {
+    await this.db.run(
+      'INSERT INTO snapshots (name, created, bytes, data) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET created = excluded.created, bytes = excluded.bytes, data = excluded.data',
+      [name, created, Buffer.byteLength(data), data],
+    );
+  }
+
+  async snapshot(name: string): Promise<(SnapshotInfo & { data: string }) | undefined> {
+    const row = (await this.db.all<{ name: string; created: number | string; bytes: number | string; data: string }>('SELECT name, created, bytes, data FROM snapshots WHERE name = ?', [name]))[0];
+    return row ? { name: row.name, created: Number(row.created), bytes: Number(row.bytes), data: row.data } : undefined;
+  }
+
+  async snapshots(): Promise<SnapshotInfo[]> {
+    const rows = await this.db.all<{ name: string; created: number | string; bytes: number | string }>('SELECT name, created, bytes FROM snapshots ORDER BY name');
+    return rows.map((r) => ({ name: r.name, created: Number(r.created), bytes: Number(r.bytes) }));
+  }
+
+  async deleteSnapshot(name: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM snapshots WHERE name = ?', [name])).changes > 0;
   }
 }

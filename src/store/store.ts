@@ -109,6 +109,33 @@ export const COMPONENTS: Component[] = ['config', 'sessions', 'runtime', 'tasks'
 /** A compare-and-set lost: another server changed the record first. */
 export class StoreConflict extends Error {}
 
+/**
+ * The whole state of a domain as stored rows (JSON text left as it is in the store, so saving and
+ * restoring never re-encode it): the configuration, edit sessions, runtime, tasks and documents.
+ */
+export interface DomainRows {
+  configVersion: number;
+  /** [key, collection, name, ord, type, data] of the 'config' tree. */
+  beans: [string, string | null, string | null, number, string, string][];
+  /** [name, info, changes] */
+  sessions: [string, string, string][];
+  /** [key, data] */
+  runtime: [string, string][];
+  /** [key, collection, ord, type, data] */
+  tasks: [string, string, number, string, string][];
+  /** [key, data] */
+  documents: [string, string][];
+}
+
+/** A saved domain state, as listed. */
+export interface SnapshotInfo {
+  name: string;
+  /** Epoch ms. */
+  created: number;
+  /** Size of its stored document. */
+  bytes: number;
+}
+
 export interface Store {
   /** True when other servers may change the store (their changes must be picked up). */
   readonly shared: boolean;
@@ -203,6 +230,22 @@ export interface Store {
   countFailingUsers(since: number, now: number): Promise<number>;
   /** Removes the records that no longer count: failures older than `since` and no lockout in force. */
   purgeLoginFailures(since: number, now: number): Promise<void>;
+
+  /** The domain's state as rows, read in one transaction. */
+  domainRows(): Promise<DomainRows>;
+  /**
+   * Replaces the configuration, sessions, runtime, tasks and documents with `rows` in one
+   * transaction; the configuration takes the version `configVersion` (users, audit and activation
+   * records stay).
+   */
+  replaceDomainRows(rows: DomainRows, configVersion: number): Promise<void>;
+  /** Saves a snapshot (a JSON document), replacing one of the same name. */
+  putSnapshot(name: string, created: number, data: string): Promise<void>;
+  snapshot(name: string): Promise<(SnapshotInfo & { data: string }) | undefined>;
+  /** Every snapshot, by name. */
+  snapshots(): Promise<SnapshotInfo[]>;
+  /** True when there was one. */
+  deleteSnapshot(name: string): Promise<boolean>;
 
   /** Records that a server instance is alive now. */
   heartbeat(instance: string, now: number): Promise<void>;

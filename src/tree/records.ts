@@ -37,6 +37,14 @@ export class BeanTree implements TreeSource {
     this.beans.set(ROOT_KEY, record);
   }
 
+  /** Forgets every bean (a whole configuration is about to be put back). */
+  clear(): void {
+    this.beans.clear();
+    this.collections.clear();
+    this.kids.clear();
+    this.placement.clear();
+  }
+
   /** Stores a singleton child; returns its key. */
   putSingleton(parentKey: string, prop: string, record: BeanRecord): string {
     const key = childKey(parentKey, prop);

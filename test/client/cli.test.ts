@@ -163,6 +163,33 @@ test('describe from the catalog of the client when the server has no description
   }
 });
 
+test('text from the server cannot drive the terminal: control characters are shown escaped', async () => {
+  const hostile = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.includes('nosuch')) {
+      res.statusCode = 404;
+      res.end(JSON.stringify({ status: 404, title: 'FAILURE', detail: 'gone\u001b]0;pwned\u0007' }));
+      return;
+    }
+    res.end(JSON.stringify({ name: 'x\u001b[2J\u001b[31mred', notes: 'a\u009bb', links: [] }));
+  });
+  await new Promise<void>((done) => hostile.listen(0, '127.0.0.1', done));
+  try {
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const table = ok(await cli(['get', 'edit/servers/x', '--url', url]), 'get from a hostile server');
+    assert.doesNotMatch(table.out, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(table.out));
+    assert.match(table.out, /x\\u001b\[2J\\u001b\[31mred/);
+    assert.match(table.out, /a\\u009bb/);
+    const err = await cli(['get', 'edit/servers/nosuch', '--url', url]);
+    assert.equal(err.code, 4);
+    assert.doesNotMatch(err.err, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(err.err));
+    // For scripts, JSON escapes them itself.
+    assert.equal(JSON.parse(ok(await cli(['get', 'edit/servers/x', '--url', url, '--json']), 'json').out).name, 'x\u001b[2J\u001b[31mred');
+  } finally {
+    await new Promise<void>((done) => hostile.close(() => done()));
+  }
+});
+
 test('start and stop follow the task until it ends, without a progress bar when not on a terminal; --timeout bounds the wait (exit 7)', async () => {
   const tasks = 'domainRuntime/serverLifeCycleRuntimes/ms1/tasks?links=none&fields=name,completed';
   const running = async () => ((await srv.admin.get(tasks)).json.items as { completed: boolean }[]).filter((t) => !t.completed).length;

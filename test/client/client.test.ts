@@ -180,6 +180,32 @@ test('credentials never follow a task link to another server', async () => {
   }
 });
 
+test('an answer larger than the limit is refused, declared or streamed', async () => {
+  const big = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.includes('declared')) {
+      res.setHeader('content-length', String(10_000));
+      res.end(`"${'x'.repeat(9_998)}"`);
+      return;
+    }
+    // No length given: the body streams until the client stops reading.
+    res.write('"');
+    for (let i = 0; i < 20; i++) res.write('y'.repeat(1000));
+    res.end('"');
+  });
+  await new Promise<void>((done) => big.listen(0, '127.0.0.1', done));
+  try {
+    const c = new AppserverClient({ url: `http://127.0.0.1:${(big.address() as AddressInfo).port}`, maxResponseBytes: 4096 });
+    assert.match((await rejection(c.get('declared'), 'server')).message, /10000 bytes/);
+    assert.match((await rejection(c.get('streamed'), 'server')).message, /longer than the 4096 bytes/);
+    const roomy = new AppserverClient({ url: `http://127.0.0.1:${(big.address() as AddressInfo).port}` });
+    assert.equal(((await roomy.get('streamed')) as unknown as string).length, 20_000);
+  } finally {
+    big.closeAllConnections();
+    await new Promise<void>((done) => big.close(() => done()));
+  }
+});
+
 const made = new Map<string, { password: string }>();
 async function makeUser(name: string, group: string): Promise<{ password: string }> {
   const known = made.get(name);

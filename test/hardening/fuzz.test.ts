@@ -681,7 +681,7 @@ async function fire(req: RawRequest & { target?: Target }): Promise<RawReply> {
   if (process.env.FUZZ_TRACE && new RegExp(process.env.FUZZ_TRACE).test(req.path) && req.method !== 'GET' && req.method !== 'HEAD') {
     console.log('TRACE', req.method, req.path.slice(0, 200), JSON.stringify(req.headers['appserver.edit.session'] ?? null), String(req.body ?? '').slice(0, 300), '->', reply.status, reply.text.replace(/\s+/g, ' ').slice(0, 200));
   }
-  const problem = envelopeProblem(req.method, reply);
+  const problem = envelopeProblem(req.method, reply, req.headers.accept);
   if (problem) violations.push({ request: req, reply, problem });
   return reply;
 }

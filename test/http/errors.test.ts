@@ -110,7 +110,8 @@ const cases: Case[] = [
 
   // content negotiation
   { name: 'Accept: text/plain', path: '', headers: { accept: 'text/plain' }, status: 406 },
-  { name: 'Accept: text/html only', path: 'domainRuntime', headers: { accept: 'text/html' }, status: 406 },
+  // (text/html gets the browsable page: test/browser/browse.test.ts)
+  { name: 'Accept: image/png only', path: 'domainRuntime', headers: { accept: 'image/png' }, status: 406 },
   { name: 'Accept: application/json;q=0', path: '', headers: { accept: 'application/json;q=0' }, status: 406 },
 ];
 

@@ -123,7 +123,7 @@ describe('a data source whose database cannot be reached', () => {
     assert.match(symptom.info, new RegExp(`127\\.0\\.0\\.1:${port}.*refused the connection.*ECONNREFUSED`));
     const failed = await testPool('closedPg');
     assert.equal(typeof failed, 'string');
-    assert.match(failed!, /^Connection test failed: data source 'closedPg' on AdminServer: /);
+    assert.match(failed!, /^Connection test failed: data source 'closedPg' cannot reach its database: /);
     assert.match(failed!, /ECONNREFUSED/);
     // Neither the URL's parameters nor the password show anywhere.
     const everything = [JSON.stringify(rt), JSON.stringify(health), failed, (await admin.get(`${RUNTIMES}?links=none`)).text].join('\n');

@@ -176,8 +176,13 @@ export class Api {
  * What is wrong with an answer, or undefined: a 5xx, no answer, a body that is not JSON (HEAD
  * excepted), or, for an error status, a body that is not the error envelope naming that status.
  */
-export function envelopeProblem(method: string, r: RawReply): string | undefined {
+export function envelopeProblem(method: string, r: RawReply, accept?: string): string | undefined {
   if (r.error) return `no answer: ${r.error}`;
+  // A browser's GET gets the answer as a page (src/browse): the same status, said in the page.
+  if (/^text\/html\b/.test(String(r.headers['content-type'] ?? ''))) {
+    if ((method !== 'GET' && method !== 'HEAD') || !/text\/html/i.test(accept ?? '')) return `an HTML answer to ${method} with Accept ${JSON.stringify(accept ?? null)}`;
+    return method === 'HEAD' || r.text.includes(`data-status="${r.status}"`) ? undefined : 'an HTML page that does not carry its status';
+  }
   // An overloaded server saying so (503 with Retry-After) protects itself: it is no fault. The
   // fuzzer's own work runs in the server's process, and on a loaded machine may make it late.
   if (r.status === 503 && r.headers['retry-after'] !== undefined && /overloaded/.test(r.text)) return undefined;

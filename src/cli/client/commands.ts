@@ -9,13 +9,16 @@ import { type ConnectionFlags, clientOptions } from './connection.js';
 import { completionScript, completions } from './completion.js';
 import { describePath } from './describe.js';
 import { EXIT, UsageError, exitCodeOf } from './exit-codes.js';
-import { ProgressBar, beanTable, cell, itemsTable, json, table, taskLine, withoutLinks } from './output.js';
+import { ProgressBar, beanTable, cell, itemsTable, json, printable, table, taskLine, withoutLinks } from './output.js';
 import { shapesOf, typeAt } from './type-facts.js';
 import { parseAssignments } from './values.js';
 
 interface Common extends ConnectionFlags {
   json?: boolean;
 }
+
+/** An edit lock the CLI takes lapses after this long, should the CLI be killed before it lets go. */
+const LOCK_LAPSE_MS = 5 * 60_000;
 
 /** Largest archive `deploy` uploads (the server refuses larger uploads anyway). */
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
@@ -54,8 +57,8 @@ function guarded<A extends unknown[]>(body: (...args: A) => Promise<void>) {
       await body(...args);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`appserver-admin: ${message}\n`);
-      if (err instanceof AppserverError && err.details.length > 1) for (const d of err.details) process.stderr.write(`  - ${d}\n`);
+      process.stderr.write(`appserver-admin: ${printable(message)}\n`);
+      if (err instanceof AppserverError && err.details.length > 1) for (const d of err.details) process.stderr.write(`  - ${printable(d)}\n`);
       process.exitCode = exitCodeOf(err);
     }
   };
@@ -208,7 +211,7 @@ export function registerClientCommands(program: Command): void {
         const { shapes, known, typeName } = await shapesFor(target, current, typeof current.type === 'string' ? current.type : undefined);
         const values = parseAssignments(assignments, shapes);
         checkKnown(values, known, typeName);
-        await client.inEditSession((c) => c.update(target, values));
+        await client.inEditSession((c) => c.update(target, values), { lockLapseMs: LOCK_LAPSE_MS });
         print(opts.json ? json({ path: target, set: values, activated: true }) : `Set ${Object.keys(values).join(', ')} of ${target}; activated.\n`);
       }),
     );
@@ -228,7 +231,7 @@ export function registerClientCommands(program: Command): void {
         checkKnown(values, known, typeName);
         if ('name' in values) throw new UsageError('the name is the second argument, not an assignment');
         const body = { name, ...(opts.type !== undefined ? { type: opts.type } : {}), ...values };
-        const location = await client.inEditSession((c) => c.create(target, body));
+        const location = await client.inEditSession((c) => c.create(target, body), { lockLapseMs: LOCK_LAPSE_MS });
         const created = location.startsWith(client.root) ? location.slice(client.root.length + 1) : location;
         print(opts.json ? json({ path: created, url: location, activated: true }) : `Created ${created}; activated.\n`);
       }),
@@ -240,7 +243,7 @@ export function registerClientCommands(program: Command): void {
       guarded(async (path: string, opts: Common) => {
         const client = clientFor(opts);
         const trimmed = path.replace(/^\/+|\/+$/g, '');
-        if (trimmed.startsWith('edit/')) await client.inEditSession((c) => c.delete(trimmed));
+        if (trimmed.startsWith('edit/')) await client.inEditSession((c) => c.delete(trimmed), { lockLapseMs: LOCK_LAPSE_MS });
         else await client.delete(path);
         print(opts.json ? json({ path: trimmed, deleted: true }) : `Deleted ${trimmed}.\n`);
       }),

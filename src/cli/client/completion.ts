@@ -38,7 +38,7 @@ complete -F _appserver_admin_complete appserver-admin
 export async function completions(client: AppserverClient, command: string, word: string): Promise<string[]> {
   if ((command === 'start' || command === 'stop') && !word.includes('/')) {
     const servers = await client.list('domainRuntime/serverLifeCycleRuntimes', { fields: ['name'], links: [] });
-    return servers.map((s) => String(s.name)).filter((n) => n.startsWith(word)).sort();
+    return servers.map((s) => String(s.name)).filter((n) => n.startsWith(word) && !/[\u0000-\u001f\u007f]/.test(n)).sort();
   }
   if (command === 'search' && !word.includes('/')) return TREES.filter((t) => t.startsWith(word));
   const cut = word.lastIndexOf('/');
@@ -49,5 +49,6 @@ export async function completions(client: AppserverClient, command: string, word
   const names = Array.isArray(body.items)
     ? body.items.map((i) => String(i.name ?? ''))
     : (body.links ?? []).filter((l) => !NOT_CHILDREN.has(l.rel) && l.href.startsWith(client.url(parent) + '/')).map((l) => l.rel);
-  return [...new Set(names)].filter((n) => n !== '' && n.startsWith(prefix)).sort().map((n) => `${parent}/${n}/`);
+  // A name with a control character (a newline would split it in two) is not offered.
+  return [...new Set(names)].filter((n) => n !== '' && n.startsWith(prefix) && !/[\u0000-\u001f\u007f]/.test(n)).sort().map((n) => `${parent}/${n}/`);
 }

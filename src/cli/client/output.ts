@@ -6,16 +6,24 @@ export interface Out {
   write(text: string): void;
 }
 
+/**
+ * Text from the server made safe for a terminal: control characters (escape sequences could move
+ * the cursor, retitle the window or hide what follows) are shown as \\u escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A value as one table cell: references as their path, objects as compact JSON. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value.replace(/[\r\n\t]+/g, ' ');
+  if (typeof value === 'string') return printable(value.replace(/[\r\n\t]+/g, ' '));
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join('/');
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return printable(value.join('/'));
   if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && Array.isArray((v as { identity?: unknown }).identity))) {
-    return value.map((v) => ((v as { identity: string[] }).identity).join('/')).join(', ');
+    return printable(value.map((v) => ((v as { identity: string[] }).identity).join('/')).join(', '));
   }
-  return JSON.stringify(value);
+  return printable(JSON.stringify(value));
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
@@ -30,7 +38,7 @@ export function beanTable(bean: Record<string, unknown>): string {
   const rows = Object.entries(bean)
     .filter(([k]) => k !== 'links' && k !== 'identity')
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => [k, cell(v)]);
+    .map(([k, v]) => [printable(k), cell(v)]);
   return table(['PROPERTY', 'VALUE'], rows);
 }
 
@@ -79,7 +87,7 @@ export class ProgressBar {
     if (!this.enabled) return;
     const bar = task.completed ? '='.repeat(WIDTH) : this.partial(task);
     const status = task.completed ? (task.progress === 'failed' ? 'failed' : 'done') : (task.taskStatus ?? task.state ?? task.progress ?? '');
-    const text = `[${bar}] ${this.label}  ${status}  ${(elapsedMs / 1000).toFixed(1)}s`;
+    const text = printable(`[${bar}] ${this.label}  ${status}  ${(elapsedMs / 1000).toFixed(1)}s`);
     const columns = (this.stream.columns ?? 0) >= 20 ? this.stream.columns : 80;
     this.stream.write(`\r${text.slice(0, Math.max(10, columns - 1))}\u001b[K`);
     this.drawn = true;
@@ -106,5 +114,5 @@ export class ProgressBar {
 export function taskLine(task: Task, elapsedMs: number): string {
   const outcome = task.progress === 'failed' ? 'failed' : 'completed';
   const status = task.taskStatus ?? task.state ?? task.progress ?? '';
-  return `${describeTask(task)}: ${outcome} (${status}) in ${(elapsedMs / 1000).toFixed(1)}s\n`;
+  return printable(`${describeTask(task)}: ${outcome} (${status}) in ${(elapsedMs / 1000).toFixed(1)}s`) + '\n';
 }

@@ -38,6 +38,8 @@ interface Entry {
   generation: number;
   /** Failed attempts to reach the database since it last answered. */
   failures: number;
+  /** The last failure came from an injected fault: once the fault goes, the database is tried again. */
+  faulted?: boolean;
 }
 
 export interface DataSourceDeps {
@@ -60,10 +62,15 @@ export class DataSources {
   private closed = false;
   /** Closing backends, awaited by closeAll. */
   private readonly closing = new Set<Promise<void>>();
-  /** Data sources whose database is cut off on purpose (fault injection): name -> reason. */
-  private readonly cutOff = new Map<string, string>();
   /** The server whose tree is being built, and the data sources it runs. */
   private building?: { server: string; seen: Set<string> };
+
+  /**
+   * `lostDatabase` says why a data source on a server has lost its database, while a fault injected
+   * through the control interface says so: its attempts to reach the database then fail with that
+   * reason, and its connections close.
+   */
+  constructor(private readonly lostDatabase: (dataSource: string, server: string) => string | undefined = () => undefined) {}
 
   /** Gives the pools what they need to open connections. */
   configure(deps: DataSourceDeps): void {
@@ -151,13 +158,20 @@ export class DataSources {
   health(server: string, partition: string, name: string): DataSourceHealth | undefined {
     const e = this.entries.get(keyOf(server, partition, name));
     if (!e || e.state === 'Shutdown' || !this.live) return undefined;
+    const lost = this.lostDatabase(e.name, e.server);
+    if (lost !== undefined) return { health: 'failed', reason: lost };
+    if (e.faulted && !e.checking) void this.check(e);
     return e.health === 'failed' ? { health: 'failed', reason: e.reason ?? '' } : { health: e.health };
   }
 
   /** Data sources of a server that cannot reach their database, with the reasons. */
   failing(server: string): { partition: string; name: string; reason: string }[] {
     const out: { partition: string; name: string; reason: string }[] = [];
-    for (const e of this.entries.values()) if (e.server === server && e.state !== 'Shutdown' && e.health === 'failed') out.push({ partition: e.partition, name: e.name, reason: e.reason ?? '' });
+    for (const e of this.entries.values()) {
+      if (e.server !== server || e.state === 'Shutdown') continue;
+      const lost = this.lostDatabase(e.name, e.server);
+      if (lost !== undefined || e.health === 'failed') out.push({ partition: e.partition, name: e.name, reason: lost ?? e.reason ?? '' });
+    }
     return out;
   }
 
@@ -209,21 +223,6 @@ export class DataSources {
     this.entries.get(keyOf(server, partition, name))?.backend?.resetStatistics();
   }
 
-  /**
-   * Cuts the data sources named `name` off their database (a fault a test or a drill injects), or
-   * gives it back (`reason` undefined): while cut off, their connections are closed and every
-   * attempt to reach the database fails with the reason; given back, they are tested again at once.
-   */
-  cutOffDatabase(name: string, reason: string | undefined): void {
-    if (reason === undefined) this.cutOff.delete(name);
-    else this.cutOff.set(name, reason);
-    for (const e of this.entries.values()) {
-      if (e.name !== name || e.state === 'Shutdown') continue;
-      this.stop(e);
-      this.begin(e);
-    }
-  }
-
   /** Closes every pool (the process stops); nothing connects afterwards. */
   async closeAll(): Promise<void> {
     this.closed = true;
@@ -245,24 +244,42 @@ export class DataSources {
     e.reason = undefined;
     if (!this.live) return;
     e.generation++;
-    const address = e.settings.address;
     try {
-      if ('problem' in address) throw new DatabaseFailure(`Data source '${e.name}' cannot reach a database: ${address.problem}.`);
-      e.backend = address.vendor === 'postgresql'
-        ? new PostgresPool({
-            settings: e.settings,
-            address,
-            password: () => this.password(e),
-            applicationName: `appserver ${e.server} ${e.name}`.slice(0, MAX_APPLICATION_NAME),
-            onBroken: () => void this.check(e),
-          })
-        : new PortCheck(address, e.settings.timeoutSeconds);
+      e.backend = this.make(e);
     } catch (err) {
       e.backend = undefined;
       this.failed(e, e.generation, err);
       return;
     }
     void this.check(e);
+  }
+
+  /** Closes the backend's connections and puts a new, unopened one in its place (same generation). */
+  private replaceBackend(e: Entry): void {
+    const old = e.backend;
+    if (!old?.pooled) return;
+    e.backend = this.make(e);
+    this.close(old);
+  }
+
+  private close(backend: Backend): void {
+    const closing = backend.close().catch(() => undefined);
+    this.closing.add(closing);
+    void closing.finally(() => this.closing.delete(closing));
+  }
+
+  /** The way to the entry's database its URL gives; throws the reason when there is none. */
+  private make(e: Entry): Backend {
+    const address = e.settings.address;
+    if ('problem' in address) throw new DatabaseFailure(`Data source '${e.name}' cannot reach a database: ${address.problem}.`);
+    if (address.vendor !== 'postgresql') return new PortCheck(address, e.settings.timeoutSeconds);
+    return new PostgresPool({
+      settings: e.settings,
+      address,
+      password: () => this.password(e),
+      applicationName: `appserver ${e.server} ${e.name}`.slice(0, MAX_APPLICATION_NAME),
+      onBroken: () => void this.check(e),
+    });
   }
 
   /** Cancels the entry's timer and closes its backend. */
@@ -273,10 +290,7 @@ export class DataSources {
     e.checking = undefined;
     const backend = e.backend;
     e.backend = undefined;
-    if (!backend) return;
-    const closing = backend.close().catch(() => undefined);
-    this.closing.add(closing);
-    void closing.finally(() => this.closing.delete(closing));
+    if (backend) this.close(backend);
   }
 
   private password(e: Entry): string {
@@ -301,9 +315,14 @@ export class DataSources {
     const run = async () => {
       await before;
       if (e.generation !== generation) return;
-      const cut = this.cutOff.get(e.name);
+      const lost = this.lostDatabase(e.name, e.server);
+      e.faulted = lost !== undefined;
       try {
-        if (cut !== undefined) throw new DatabaseFailure(cut);
+        if (lost !== undefined) {
+          // The database is gone: so are the connections to it.
+          this.replaceBackend(e);
+          throw new DatabaseFailure(lost);
+        }
         if (!e.backend) throw new DatabaseFailure(e.reason ?? `Data source '${e.name}' has no way to its database.`);
         // A pool that never answered makes its connections first; a test (testPool, or the
         // periodic one of a healthy pool) runs the test statement.
