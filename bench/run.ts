@@ -9,6 +9,7 @@ import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
+import { benchWorkload } from './workload.js';
 
 const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
@@ -16,6 +17,7 @@ for (const store of benchStores()) {
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
+  all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
 }
 

@@ -46,6 +46,8 @@ export interface ServerFacts {
 /** The JVM a managed server reports (the processors and OS are this host's). */
 const JAVA = { javaVersion: '1.8.0_402', javaVendor: 'OpenJDK', javaVMVendor: 'OpenJDK 64-Bit Server VM 25.402-b06' };
 
+const OS = { name: os.type(), version: os.release() };
+
 const HEALTH_OK = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] as unknown[] });
 
 export const DEFAULT_HEAP_MIB = 512;
@@ -159,14 +161,17 @@ export class WorkloadModel implements WorkloadFigures {
   jvm(server: string): Record<string, unknown> | undefined {
     const t = this.elapsed(server);
     if (t === undefined) return undefined;
-    return {
+    const pool = threadPool(server, t, this.served(server));
+    const figures = {
       ...jvm(server, t, this.facts.get(server)?.heapMaxMiB ?? DEFAULT_HEAP_MIB),
       ...JAVA,
-      OSName: os.type(),
-      OSVersion: os.release(),
-      processCpuLoad: Math.round(1000 * (0.02 + 0.2 * (1 - threadPool(server, t).executeThreadIdleCount / threadPool(server, t).executeThreadTotalCount))) / 1000,
-      threadStackDump: threadStackDump(server, threadPool(server, t, this.served(server))),
+      OSName: OS.name,
+      OSVersion: OS.version,
+      processCpuLoad: Math.round(1000 * (0.02 + 0.2 * (1 - pool.executeThreadIdleCount / pool.executeThreadTotalCount))) / 1000,
     };
+    // The dump is long: written only when a reader asks for it.
+    Object.defineProperty(figures, 'threadStackDump', { enumerable: true, get: () => threadStackDump(server, pool) });
+    return figures;
   }
 
   threadPool(server: string): Record<string, unknown> | undefined {

@@ -26,12 +26,50 @@ const TAU = 2 * Math.PI;
 /** Gauges move in steps of this many milliseconds, as a server samples them. */
 export const GAUGE_STEP_MS = 5000;
 
+/** A text's hash, remembered: a figure's seed and names are hashed once, not at every read (bounded). */
+function hashOf(text: string, memo: Map<string, number>): number {
+  let h = memo.get(text);
+  if (h === undefined) {
+    h = Math.floor(unit(text) * 0x1_0000_0000);
+    if (memo.size >= MAX_HASHES) memo.clear();
+    memo.set(text, h);
+  }
+  return h;
+}
+
+const seeds = new Map<string, number>();
+const names = new Map<string, number>();
+const MAX_HASHES = 200_000;
+
+/** A number in [0, 1) from two hashes and a salt (a murmur-style finaliser). */
+function mixed(a: number, b: number, salt: number): number {
+  let h = (a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(salt, 0x85ebca6b)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 0x1_0000_0000;
+}
+
 /**
  * Period (ms) and phase of the waves of one figure: between 2 and 12 minutes, a whole number of
  * gauge steps (so a gauge repeats exactly), any phase.
  */
-function wave(seed: string, name: string): { period: number; phase: number } {
-  return { period: (24 + Math.floor(unit(seed, name, 'period') * 121)) * GAUGE_STEP_MS, phase: unit(seed, name, 'phase') * TAU };
+function wave(seed: string, name: string): void {
+  const a = hashOf(seed, seeds);
+  const b = hashOf(name, names);
+  period = (24 + Math.floor(mixed(a, b, 1) * 121)) * GAUGE_STEP_MS;
+  phase = mixed(a, b, 2) * TAU;
+}
+
+/** The last wave made (set by `wave`, read at once: no object per figure read). */
+let period = 0;
+let phase = 0;
+
+/** A number in [0, 1) for a figure's constant (its rate, its cost), from its seed and name. */
+export function pick(seed: string, name: string): number {
+  return mixed(hashOf(seed, seeds), hashOf(name, names), 3);
 }
 
 /**
@@ -40,7 +78,7 @@ function wave(seed: string, name: string): { period: number; phase: number } {
  */
 export function counter(seed: string, name: string, perSecond: number, elapsedMs: number): number {
   if (elapsedMs <= 0 || perSecond <= 0) return 0;
-  const { period, phase } = wave(seed, name);
+  wave(seed, name);
   const t = elapsedMs;
   const integral = t + (0.5 * period * (Math.cos(phase) - Math.cos((TAU * t) / period + phase))) / TAU;
   return Math.floor((perSecond * integral) / 1000);
@@ -48,7 +86,7 @@ export function counter(seed: string, name: string, perSecond: number, elapsedMs
 
 /** The wave of a gauge in [0, 1] at a step of its grid. */
 function level(seed: string, name: string, step: number): number {
-  const { period, phase } = wave(seed, name);
+  wave(seed, name);
   // The gauge repeats each period: the step within it gives the same value, without rounding drift.
   const t = (step % (period / GAUGE_STEP_MS)) * GAUGE_STEP_MS;
   const g = 0.5 + 0.3 * Math.sin((TAU * t) / period + phase) + 0.2 * Math.sin((TAU * t * 4) / period + phase * 1.3);
@@ -65,12 +103,32 @@ export function gauge(seed: string, name: string, min: number, max: number, elap
  * that many steps are looked at; the result never goes down and is never below the gauge.
  */
 export function gaugeHigh(seed: string, name: string, min: number, max: number, elapsedMs: number): number {
-  const { period } = wave(seed, name);
+  wave(seed, name);
   const last = Math.floor(Math.max(0, elapsedMs) / GAUGE_STEP_MS);
-  const steps = Math.min(last, period / GAUGE_STEP_MS - 1);
+  const full = period / GAUGE_STEP_MS - 1;
+  let high: number;
+  if (last >= full) {
+    // After one period the high is the wave's highest: computed once per figure, then remembered.
+    const key = `${hashOf(seed, seeds)},${hashOf(name, names)}`;
+    high = highs.get(key) ?? highest(seed, name, full);
+    if (!highs.has(key)) {
+      if (highs.size >= MAX_HIGHS) highs.clear();
+      highs.set(key, high);
+    }
+  } else {
+    high = highest(seed, name, last);
+  }
+  return min + (max - min) * high;
+}
+
+/** Highs of figures whose gauge has run a whole period (bounded: cleared when full). */
+const highs = new Map<string, number>();
+const MAX_HIGHS = 100_000;
+
+function highest(seed: string, name: string, steps: number): number {
   let high = 0;
   for (let i = 0; i <= steps; i++) high = Math.max(high, level(seed, name, i));
-  return min + (max - min) * high;
+  return high;
 }
 
 /** Real work counted into the model: requests this server's own listener answered. */
@@ -188,13 +246,13 @@ export interface ServletFigures {
 /** One servlet of a web module: invocations and how long they took (ms). */
 export function servlet(seed: string, name: string, elapsedMs: number): ServletFigures {
   const s = `${seed}/${name}`;
-  const invocations = counter(s, 'invocations', 0.5 + unit(s, 'rate') * 4, elapsedMs);
-  const average = 2 + Math.round(unit(s, 'cost') * 40);
+  const invocations = counter(s, 'invocations', 0.5 + pick(s, 'rate') * 4, elapsedMs);
+  const average = 2 + Math.round(pick(s, 'cost') * 40);
   return {
     invocationTotalCount: invocations,
     executionTimeTotal: invocations * average,
     executionTimeAverage: invocations > 0 ? average : 0,
-    executionTimeHigh: invocations > 0 ? average * 4 + Math.round(unit(s, 'high') * 200) : 0,
+    executionTimeHigh: invocations > 0 ? average * 4 + Math.round(pick(s, 'high') * 200) : 0,
     executionTimeLow: invocations > 0 ? 1 : 0,
     reloadTotalCount: 0,
   };
@@ -253,9 +311,9 @@ export interface DestinationFigures {
  */
 export function destination(seed: string, name: string, activeMs: number, elapsedMs: number): DestinationFigures {
   const s = `${seed}/${name}`;
-  const received = counter(s, 'received', 1 + unit(s, 'rate') * 5, activeMs);
+  const received = counter(s, 'received', 1 + pick(s, 'rate') * 5, activeMs);
   const current = Math.round(gauge(s, 'backlog', 0, 50, elapsedMs));
-  const size = 512 + Math.round(unit(s, 'size') * 2048);
+  const size = 512 + Math.round(pick(s, 'size') * 2048);
   const consumers = Math.round(gauge(s, 'consumers', 1, 4, elapsedMs));
   return {
     messagesReceivedCount: received,
@@ -368,7 +426,7 @@ export function transactions(seed: string, elapsedMs: number): TransactionFigure
 export function threadStackDump(server: string, pool: ThreadPoolFigures): string {
   const lines: string[] = [];
   const busy = pool.executeThreadTotalCount - pool.executeThreadIdleCount;
-  const tid = (i: number) => `0x${(0x7f3a00001000 + i * 0x1000 + Math.floor(unit(server, 'tid') * 0x100000) * 0x10000).toString(16)}`;
+  const tid = (i: number) => `0x${(0x7f3a00001000 + i * 0x1000 + Math.floor(pick(server, 'tid') * 0x100000) * 0x10000).toString(16)}`;
   const thread = (name: string, i: number, daemon: boolean, state: string, frames: string[]) => {
     lines.push(`"${name}" #${i + 20}${daemon ? ' daemon' : ''} prio=5 os_prio=0 tid=${tid(i)} nid=0x${(1200 + i).toString(16)} ${state === 'RUNNABLE' ? 'runnable' : 'waiting on condition'}`);
     lines.push(`   java.lang.Thread.State: ${state}`);
@@ -415,7 +473,7 @@ export interface EjbTransactionFigures {
 /** The transactions an EJB took part in. */
 export function ejbTransactions(seed: string, elapsedMs: number): EjbTransactionFigures {
   return {
-    transactionsCommittedTotalCount: counter(seed, 'committed', 0.2 + unit(seed, 'rate') * 2, elapsedMs),
+    transactionsCommittedTotalCount: counter(seed, 'committed', 0.2 + pick(seed, 'rate') * 2, elapsedMs),
     transactionsRolledBackTotalCount: counter(seed, 'rolledBack', 0.005, elapsedMs),
     transactionsTimedOutTotalCount: counter(seed, 'timedOut', 0.0005, elapsedMs),
   };
@@ -435,7 +493,7 @@ export interface EjbPoolFigures {
 export function ejbPool(seed: string, elapsedMs: number): EjbPoolFigures {
   const pooled = 1 + Math.round(gauge(seed, 'pooled', 0, 15, elapsedMs));
   return {
-    accessTotalCount: counter(seed, 'access', 0.5 + unit(seed, 'rate') * 3, elapsedMs),
+    accessTotalCount: counter(seed, 'access', 0.5 + pick(seed, 'rate') * 3, elapsedMs),
     beansInUseCurrentCount: Math.min(pooled, Math.round(gauge(seed, 'inUse', 0, 5, elapsedMs))),
     pooledBeansCurrentCount: pooled,
     missTotalCount: counter(seed, 'miss', 0.01, elapsedMs),

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { killRunning, runCli } from '../support/cli.js';
+import { execFile } from 'node:child_process';
+import { BIN, cliEnv, killRunning, runCli } from '../support/cli.js';
 import { type RuntimeServer, createUser, pollUntil, startRuntimeServer } from '../support/runtime-server.js';
 
 let srv: RuntimeServer;
@@ -289,6 +290,26 @@ test('completion: the bash script calls back the CLI, which completes tree roots
   assert.ok(children.every((c) => c.startsWith('edit/se')), children.join(' '));
   assert.deepEqual(ok(await cli(['__complete', 'get', 'edit/servers/m']), 'items').out.split('\n').filter(Boolean), ['edit/servers/ms1/', 'edit/servers/ms2/']);
   assert.deepEqual(ok(await cli(['__complete', 'start', 'ms']), 'servers').out.split('\n').filter(Boolean), ['ms1', 'ms2']);
+  const actions = ok(await cli(['__complete', 'action', 'get', 'domainRuntime/serverLifeCycleRuntimes/ms1']), 'actions').out.split('\n').filter(Boolean);
+  assert.deepEqual(actions, ['getIPv4URL', 'getIPv6URL']);
+
+  // The script itself, in bash, calling back the built CLI through a launcher named like the command.
+  const dir = mkdtempSync(join(tmpdir(), 'appserver-cli-bash-'));
+  try {
+    const launcher = join(dir, 'appserver-admin');
+    writeFileSync(launcher, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });
+    const complete = (...words: string[]) =>
+      new Promise<string[]>((done, fail) => {
+        const line = `eval "$(${launcher} completion bash)"; COMP_WORDS=(${[launcher, ...words].map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _appserver_admin_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        execFile('bash', ['-c', line], { env: cliEnv(env()) as NodeJS.ProcessEnv, timeout: 60_000 }, (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout.split('\n').filter(Boolean))));
+      });
+    assert.deepEqual(await complete('st'), ['start', 'stop']);
+    assert.deepEqual(await complete('get', 'edit/servers/'), ['edit/servers/AdminServer/', 'edit/servers/ms1/', 'edit/servers/ms2/']);
+    assert.deepEqual(await complete('invoke', 'domainRuntime/serverLifeCycleRuntimes/ms1', 'getIPv'), ['getIPv4URL', 'getIPv6URL']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
   // No server: completion offers nothing and says nothing.
   const quiet = await cli(['__complete', 'get', 'edit/se'], { APPSERVER_URL: 'http://127.0.0.1:1' });
   assert.equal(quiet.out + quiet.err, '');

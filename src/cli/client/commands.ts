@@ -387,10 +387,11 @@ export function registerClientCommands(program: Command): void {
   connected(program.command('__complete', { hidden: true }))
     .argument('<command>')
     .argument('[word]', '', '')
-    .action(async (cmdName: string, word: string, opts: Common) => {
+    .argument('[path]', 'for `action`: the bean whose actions are completed')
+    .action(async (cmdName: string, word: string, path: string | undefined, opts: Common) => {
       try {
         const client = new AppserverClient({ ...clientOptions(opts), requestTimeoutMs: 3000 });
-        for (const c of await completions(client, cmdName, word)) print(`${c}\n`);
+        for (const c of await completions(client, cmdName, word, path)) print(`${c}\n`);
       } catch {
         // Completion stays quiet: a shell prompt is no place for errors.
       }

@@ -26,6 +26,9 @@ _appserver_admin_complete() {
         if [ "\${#COMPREPLY[@]}" -eq 1 ] && [ "\${COMPREPLY[0]%/}" != "\${COMPREPLY[0]}" ]; then
           type compopt >/dev/null 2>&1 && compopt -o nospace
         fi
+      elif [ "$COMP_CWORD" -eq 3 ] && [ "\${COMP_WORDS[1]}" = invoke ]; then
+        local IFS=$'\\n'
+        COMPREPLY=( $("\${COMP_WORDS[0]}" __complete action "$cur" "\${COMP_WORDS[2]}" 2>/dev/null) )
       fi
       ;;
   esac
@@ -34,8 +37,16 @@ complete -F _appserver_admin_complete appserver-admin
 `;
 }
 
-/** Candidates for `word` as an argument of `command`. */
-export async function completions(client: AppserverClient, command: string, word: string): Promise<string[]> {
+const SAFE = (n: string) => !/[\u0000-\u001f\u007f]/.test(n);
+
+/** Candidates for `word` as an argument of `command` (`action`: an action of the bean at `path`). */
+export async function completions(client: AppserverClient, command: string, word: string, path?: string): Promise<string[]> {
+  if (command === 'action') {
+    if (path === undefined || path === '') return [];
+    const body = (await client.get(path)) as { links?: { rel: string; title?: string }[] };
+    const actions = (body.links ?? []).filter((l) => l.rel === 'action' && typeof l.title === 'string').map((l) => l.title!);
+    return [...new Set(actions)].filter((a) => a.startsWith(word) && SAFE(a)).sort();
+  }
   if ((command === 'start' || command === 'stop') && !word.includes('/')) {
     const servers = await client.list('domainRuntime/serverLifeCycleRuntimes', { fields: ['name'], links: [] });
     return servers.map((s) => String(s.name)).filter((n) => n.startsWith(word) && !/[\u0000-\u001f\u007f]/.test(n)).sort();
