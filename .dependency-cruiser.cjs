@@ -68,6 +68,13 @@ module.exports = {
     },
     { name: 'browse-is-presentation', severity: 'error', comment: 'The HTML view lays out JSON bodies; it knows nothing of the domain.', from: { path: '^src/browse/' }, to: { path: '^src/', pathNot: '^src/(browse|core)/' } },
     {
+      name: 'watch-below-api',
+      severity: 'error',
+      comment: 'The watch journal and hub follow the domain; the API opens watches, HTTP streams them.',
+      from: { path: '^src/watch/' },
+      to: { path: below('api', 'http', 'cli', 'operations', 'domain') },
+    },
+    {
       name: 'client-speaks-http-only',
       severity: 'error',
       comment: 'The client (appserver-admin/client) talks to a server over HTTP: it imports nothing of the server, only its own files and the generated bean types.',

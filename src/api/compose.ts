@@ -21,6 +21,10 @@ import { ManagementApi } from './management-api.js';
 import { Recorder } from './recorder.js';
 import { Trees } from './trees.js';
 import { EditWriter } from './writers.js';
+import { WatchApi } from './watch-api.js';
+import { WatchHub, type WatchLimits } from '../watch/hub.js';
+import { DEFAULT_WINDOW, WatchJournal } from '../watch/journal.js';
+import { connectSources } from '../watch/sources.js';
 
 export interface ApiDependencies {
   /** The catalog with its operations (`catalogWithOperations()`). */
@@ -32,14 +36,18 @@ export interface ApiDependencies {
   dataDir: string;
   /** What is wrong with the data directory's permissions, looked at afresh. */
   dataDirWarnings: () => string[];
+  /** Limits of watches, and how many journal events are kept for watchers that resume. */
+  watch?: Partial<WatchLimits> & { window?: number };
 }
 
 export interface ComposedApi {
   api: ManagementApi;
   /** The server's own figures, for /metrics. */
   metrics: AdminMetrics;
-  /** Writes what the log files still buffer (when the server stops). */
-  close(): void;
+  /** Watches of the domain's changes. */
+  watch: WatchApi;
+  /** Ends the watches, writes what the journal and the log files still hold (when the server stops). */
+  close(): Promise<void>;
 }
 
 export function composeApi(deps: ApiDependencies): ComposedApi {
@@ -99,5 +107,21 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   domain.configService.onActivation((result) => {
     if (!result.remote) metrics.activated();
   });
-  return { api, metrics, close: () => logs.flushAll() };
+  // The watch journal: this server's changes, in the store; the hub follows it for this server's watchers.
+  const { window, ...limits } = deps.watch ?? {};
+  const journal = new WatchJournal(domain.store, domain.log, window ?? DEFAULT_WINDOW);
+  connectSources(journal, { configService: domain.configService, persistence: domain.persistence });
+  const hub = new WatchHub(domain.store, domain.log, limits, journal.window);
+  journal.onWritten = () => hub.wake();
+  return {
+    api,
+    metrics,
+    watch: new WatchApi(hub),
+    close: async () => {
+      hub.close();
+      logs.flushAll();
+      await domain.flush();
+      await journal.flush();
+    },
+  };
 }

@@ -1,4 +1,6 @@
 // Starting and stopping a server: open the store, load the domain, listen, say where.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { catalogWithOperations } from '../operations/catalog.js';
 import { openDomain } from '../domain/bootstrap.js';
@@ -9,7 +11,8 @@ import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import { ControlledScheduler, type Scheduler, clockControlOf } from '../core/clock.js';
 import { Control } from '../control/control.js';
-import { composeApi } from '../api/compose.js';
+import { type ApiDependencies, composeApi } from '../api/compose.js';
+import type { WatchApi } from '../api/watch-api.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { buildApp } from '../http/app.js';
@@ -61,6 +64,8 @@ export interface ServerOptions {
   uploads?: Partial<UploadLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /** Limits of watches (watchers, heartbeat, unread bytes, poll) and the journal's window. */
+  watch?: ApiDependencies['watch'];
   /**
    * Whether running managed servers listen on their own ports (default true). Tests turn this off
    * unless they give a port offset, so that test runs do not fight over the ports 7003, 7005...
@@ -128,6 +133,8 @@ export interface OpenManagement {
   stats: RequestStats;
   /** The server's own figures, for /metrics. */
   metrics: AdminMetrics;
+  /** Watches of the domain's changes. */
+  watch: WatchApi;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
   /** The control interface, when enabled. */
@@ -171,17 +178,25 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   });
   const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.scheduler)) : undefined;
   const stats = new RequestStats();
-  const composed = composeApi({ catalog, domain: opened.domain, stats, dataDir: opts.dataDir, dataDirWarnings: () => permissionWarnings(opts.dataDir) });
+  const composed = composeApi({
+    catalog,
+    domain: opened.domain,
+    stats,
+    dataDir: opts.dataDir,
+    dataDirWarnings: () => permissionWarnings(opts.dataDir),
+    ...(opts.watch ? { watch: opts.watch } : {}),
+  });
   return {
     domain: opened.domain,
     api: composed.api,
     stats,
     metrics: composed.metrics,
+    watch: composed.watch,
     warnings,
     ...(controller ? { control: controller } : {}),
     passwordMessage: password.message,
     close: async () => {
-      composed.close();
+      await composed.close();
       await opened.domain.close();
     },
   };
@@ -194,9 +209,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const open = await openManagement(opts, log);
   const { stats, warnings } = open;
   const uploadDir = join(opts.dataDir, 'applications');
+  // Connections that never carried a request (clients open spare ones, for example after a watch
+  // ends): a stopping server closes them rather than wait for them to time out.
+  const unused = new Set<Socket>();
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
       logger: log,
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),
@@ -204,8 +222,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
-      socket.once('close', () => stats.openConnections--);
+      unused.add(socket);
+      socket.once('close', () => {
+        stats.openConnections--;
+        unused.delete(socket);
+      });
     });
+    app.server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
     await app.listen({ host: opts.host, port: opts.port });
   } catch (err) {
     await app?.close().catch(() => undefined);
@@ -242,7 +265,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     listening: () => listeners?.listening() ?? [],
     close: async () => {
       await listeners?.close();
-      await app.close();
+      const closing = app.close();
+      for (const socket of unused) socket.destroy();
+      await closing;
       await open.close();
     },
   };

@@ -267,12 +267,14 @@ export class ConfigService {
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     this.recent.push(touchedBy(record.version, changes));
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
-    const result: ActivationResult = { version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
+    const result: ActivationResult = { id: record.id, version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
     for (const l of this.listeners) await l(result);
   }
 
-  onActivation(listener: ActivationListener): void {
-    this.listeners.push(listener);
+  /** `first`: called before the listeners added so far (the watch journal tells of an activation before of what follows from it). */
+  onActivation(listener: ActivationListener, first = false): void {
+    if (first) this.listeners.unshift(listener);
+    else this.listeners.push(listener);
   }
 
   /** Called when a named session is created or destroyed, or its lock changes hands. */

@@ -21,6 +21,8 @@ export type ProblemKind =
   | 'too-large'
   /** The request took too long to arrive (408). */
   | 'timeout'
+  /** The caller holds as many of a bounded resource as it may (429). */
+  | 'too-many'
   /** A condition of the request (If-Match, If-None-Match) does not hold (412). */
   | 'precondition-failed'
   /** The server cannot take the request now; retry later (503). */
@@ -75,6 +77,7 @@ export const notAcceptable = (detail: string) => new Problem('not-acceptable', o
 export const unsupportedMediaType = (detail: string) => new Problem('unsupported-media-type', one(detail));
 export const tooLarge = (detail: string) => new Problem('too-large', one(detail));
 export const unavailable = (detail: string, retryAfterSeconds: number) => new Problem('unavailable', one(detail), { retryAfterSeconds });
+export const tooMany = (detail: string, retryAfterSeconds: number) => new Problem('too-many', one(detail), { retryAfterSeconds });
 export const badGateway = (detail: string) => new Problem('bad-gateway', one(detail));
 export const gatewayTimeout = (detail: string) => new Problem('gateway-timeout', one(detail));
 export const internal = (detail: string) => new Problem('internal', one(detail));

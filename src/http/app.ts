@@ -23,6 +23,8 @@ import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
+import type { WatchApi } from '../api/watch-api.js';
+import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
 
 declare module 'fastify' {
@@ -44,6 +46,8 @@ export interface AppDependencies {
   uploadDir: string;
   /** The server's own figures: fed with every answer, and served at /metrics with the runtime's. */
   metrics?: AdminMetrics;
+  /** Watches of the domain's changes, served as Server-Sent Events (none when absent). */
+  watch?: WatchApi;
   /** The control interface (faults, clock, snapshots, journal); absent unless the server was started with it. */
   control?: Control;
   /** Told of every answer with the bytes received and sent (a managed server's served requests). */
@@ -215,8 +219,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);
-    request.wantsHtml = !document && request.url.startsWith('/management/') && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
-    if (!isMetrics(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
     if (!auth.principal) throw unauthenticated(auth.problem);
@@ -248,13 +252,13 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   // A write without a body is judged before it is handled.
   app.addHook('preHandler', async (request) => {
-    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || controlled(request.url)) return;
+    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || controlled(request.url) || (deps.watch && isWatch(request.url))) return;
     await admitWrite(request);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url)) return payload;
+    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url) || (deps.watch && isWatch(request.url))) return payload;
     if (controlled(request.url)) {
       const type = request.headers['content-type'] ?? '';
       if (bodyKindOf(type) === undefined) throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json.`);
@@ -334,6 +338,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
+  if (deps.watch) {
+    registerWatch(app, deps.watch);
+    // Streams end before the server waits for its connections to close.
+    const watch = deps.watch;
+    app.addHook('preClose', async () => watch.closeAll());
+  }
   if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);
   // The OpenAPI documents and the API reference page.
@@ -362,7 +372,7 @@ export function treeOf(url: string, application: boolean): string {
   if (segments[at + 1] === 'lifecycle') return 'lifecycle';
   if (segments[at + 1] !== 'appserver') return 'other';
   const tree = segments[at + 3];
-  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
+  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser', 'watch'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
 }
 
 /** Words for the client errors Fastify itself raises (body parsing, media type, size). */

@@ -16,6 +16,7 @@ const STATUS: Record<ProblemKind, number> = {
   'precondition-failed': 412,
   'too-large': 413,
   'unsupported-media-type': 415,
+  'too-many': 429,
   internal: 500,
   'bad-gateway': 502,
   unavailable: 503,

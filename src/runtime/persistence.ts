@@ -6,7 +6,20 @@ import type { RuntimeEngine } from './engine.js';
 import { entriesToState, stateToEntries } from './state.js';
 import type { Task, TaskEngine } from './tasks.js';
 
+/** What one write of the runtime state or of tasks stored (for the watch journal). */
+export interface PersistedChanges {
+  /** Runtime state entries written: each key with the value before (undefined: new) and after (undefined: removed). */
+  entries?: { key: string; before: unknown; after: unknown }[];
+  /** Tasks written, as stored. */
+  tasks?: StoredTask[];
+}
+
 export class RuntimePersistence {
+  /**
+   * Told of every write this server made, once it reached the store and in the order the writes
+   * were made (what other servers wrote is theirs to tell).
+   */
+  onPersisted: (changes: PersistedChanges) => void | Promise<void> = () => {};
   private writes: Promise<void> = Promise.resolve();
   /** Writes queued so far: a reload that saw one queued while it read must read again. */
   private queued = 0;
@@ -68,7 +81,10 @@ export class RuntimePersistence {
     this.taskSaves.clear();
     this.taskDeletes.clear();
     if (deletes.length > 0) await this.store.deleteTasks(deletes);
-    if (saves.length > 0) await this.store.putTasks(saves);
+    if (saves.length > 0) {
+      await this.store.putTasks(saves);
+      await this.onPersisted({ tasks: saves });
+    }
   });
 
   /** Writes the runtime state entries that changed. */
@@ -79,8 +95,14 @@ export class RuntimePersistence {
     const remove = [...this.persisted.keys()].filter((k) => !(k in now));
     if (Object.keys(put).length === 0 && remove.length === 0) return;
     await this.store.writeRuntimeEntries(put, remove);
+    const before = (k: string) => {
+      const json = this.persisted.get(k);
+      return json === undefined ? undefined : (JSON.parse(json) as unknown);
+    };
+    const entries = [...Object.entries(put).map(([key, after]) => ({ key, before: before(key), after })), ...remove.map((key) => ({ key, before: before(key), after: undefined }))];
     for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
     for (const k of remove) this.persisted.delete(k);
+    await this.onPersisted({ entries });
   });
 
   /** Waits until every queued write reached the store. */

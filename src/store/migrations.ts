@@ -55,4 +55,12 @@ export const MIGRATIONS: Migration[] = [
     // Saved states of the whole domain (the control interface's snapshots), one JSON document each.
     sql: () => ['CREATE TABLE snapshots (name TEXT PRIMARY KEY, created BIGINT NOT NULL, bytes BIGINT NOT NULL, data TEXT NOT NULL)'],
   },
+  {
+    version: 6,
+    sql: (d) => [
+      // The watch journal: what changed (activations, runtime states, task progress), numbered in
+      // the order the changes were made, kept for a bounded window (src/watch/journal.ts).
+      `CREATE TABLE watch_events (id ${autoId(d)}, at BIGINT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL)`,
+    ],
+  },
 ];

@@ -22,6 +22,9 @@ import {
   type StoredSession,
   type StoredTask,
   type StoredUser,
+  type StoredWatchEvent,
+  type WatchEventPage,
+  type WatchEventWrite,
 } from './store.js';
 
 interface BeanRow {
@@ -45,9 +48,14 @@ interface AuditRow {
 }
 
 const NOTIFY_CHANNEL = 'appserver_changes';
+/** The notification payload of an append to the watch journal (the others name a component). */
+const WATCH_PAYLOAD = 'watch';
+/** Held by a transaction appending to the watch journal until it commits (PostgreSQL). */
+const WATCH_LOCK = 7002;
 
 export class SqlStore implements Store {
   private listeners: ((c: Component) => void)[] = [];
+  private watchListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: SqlDriver,
@@ -74,6 +82,10 @@ export class SqlStore implements Store {
     });
     if (this.shared && this.db.listen) {
       await this.db.listen(NOTIFY_CHANNEL, (payload) => {
+        if (payload === WATCH_PAYLOAD) {
+          for (const l of this.watchListeners) l();
+          return;
+        }
         for (const l of this.listeners) l(payload as Component);
       });
     }
@@ -461,6 +473,57 @@ export class SqlStore implements Store {
 
   async purgeLoginFailures(since: number, now: number): Promise<void> {
     await this.db.run('DELETE FROM login_failures WHERE last_at < ? AND locked_until <= ?', [since, now]);
+  }
+
+  // ---- the watch journal ----
+
+  async appendWatchEvents(events: WatchEventWrite[]): Promise<number[]> {
+    if (events.length === 0) return [];
+    const postgres = this.db.dialect === 'postgres';
+    const insert = 'INSERT INTO watch_events (at, kind, data) VALUES (?, ?, ?)';
+    return this.db.transaction(async (tx) => {
+      // Ids are taken under a lock held until commit, so they are committed in the order they are
+      // taken: a reader past an id never sees a smaller one appear later. (SQLite writes one
+      // transaction at a time anyway.)
+      if (postgres) await tx.all('SELECT pg_advisory_xact_lock(?)', [WATCH_LOCK]);
+      const ids: number[] = [];
+      for (const e of events) ids.push((await tx.run(postgres ? `${insert} RETURNING id` : insert, [e.time, e.kind, JSON.stringify(e.data)])).lastId ?? 0);
+      if (this.db.notifySql) await tx.all(this.db.notifySql, [WATCH_PAYLOAD]);
+      return ids;
+    });
+  }
+
+  async watchEventsAfter(afterId: number, limit: number): Promise<WatchEventPage> {
+    const rows = await this.db.all<{ id: number | string; at: number | string; kind: string; data: string }>(
+      'SELECT id, at, kind, data FROM watch_events WHERE id > ? ORDER BY id LIMIT ?',
+      [afterId, limit],
+    );
+    // Read after the events: a trim that removed some of them before they were read shows here.
+    const trimmed = await this.getMeta('watchTrimmedThrough');
+    const events: StoredWatchEvent[] = rows.map((r) => ({ id: Number(r.id), time: Number(r.at), kind: r.kind, data: JSON.parse(r.data) as Record<string, unknown> }));
+    return { events, trimmedThrough: Number(trimmed ?? 0) };
+  }
+
+  async latestWatchEvent(): Promise<number> {
+    const rows = await this.db.all<{ id: number | string | null }>('SELECT MAX(id) AS id FROM watch_events');
+    const latest = Number(rows[0]?.id ?? 0);
+    return Math.max(latest, Number((await this.getMeta('watchTrimmedThrough')) ?? 0));
+  }
+
+  async trimWatchEvents(throughId: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // The mark first: a reader that finds events missing then also finds the mark moved.
+      await tx.run(
+        `INSERT INTO meta (key, value) VALUES ('watchTrimmedThrough', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+         WHERE CAST(meta.value AS BIGINT) < CAST(excluded.value AS BIGINT)`,
+        [String(throughId)],
+      );
+      await tx.run('DELETE FROM watch_events WHERE id <= ?', [throughId]);
+    });
+  }
+
+  onWatchEvents(fn: () => void): void {
+    this.watchListeners.push(fn);
   }
 
   // ---- instances ----

@@ -102,6 +102,27 @@ export interface FailureCount {
   threshold: number;
 }
 
+/** An event of the watch journal as written: when, what kind, and its JSON data. */
+export interface WatchEventWrite {
+  /** Epoch milliseconds. */
+  time: number;
+  kind: string;
+  data: Record<string, unknown>;
+}
+
+/** An event of the watch journal, numbered by the store (numbers grow in the order events are written). */
+export interface StoredWatchEvent extends WatchEventWrite {
+  id: number;
+}
+
+/** A page of the watch journal. */
+export interface WatchEventPage {
+  /** Events after the id asked for, oldest first. */
+  events: StoredWatchEvent[];
+  /** Events up to this id were removed from the journal (0: none ever was). Read after `events`. */
+  trimmedThrough: number;
+}
+
 /** Parts of the domain whose versions tell servers sharing a store what to reload. */
 export type Component = 'config' | 'sessions' | 'runtime' | 'tasks' | 'lifecycle' | 'security' | 'lockouts';
 export const COMPONENTS: Component[] = ['config', 'sessions', 'runtime', 'tasks', 'lifecycle', 'security', 'lockouts'];
@@ -251,6 +272,21 @@ export interface Store {
   heartbeat(instance: string, now: number): Promise<void>;
   /** Instances seen alive since `since` (epoch ms). */
   liveInstances(since: number): Promise<string[]>;
+
+  /**
+   * Appends events to the watch journal in one transaction; returns their ids. Ids grow in the
+   * order transactions commit, across every server sharing the store, so a reader that has seen an
+   * id never later finds a smaller one appear.
+   */
+  appendWatchEvents(events: WatchEventWrite[]): Promise<number[]>;
+  /** Up to `limit` journal events after `afterId`, oldest first. */
+  watchEventsAfter(afterId: number, limit: number): Promise<WatchEventPage>;
+  /** The newest journal id (0 when there is none). */
+  latestWatchEvent(): Promise<number>;
+  /** Removes the journal's events at or below `throughId` and remembers that they are gone. */
+  trimWatchEvents(throughId: number): Promise<void>;
+  /** Calls `fn` when another server appends to the watch journal (shared stores). */
+  onWatchEvents(fn: () => void): void;
 
   /**
    * Takes the lease of a managed server's listener for `owner`: granted when nobody holds it, when

@@ -1,0 +1,43 @@
+// Where the journal's events come from: this server's activations, and the runtime states and
+// tasks it writes to the store. Each change is journaled once, by the server that made it; what
+// other servers sharing the store made, they journal themselves.
+import type { ConfigService } from '../config/config-service.js';
+import type { RuntimePersistence } from '../runtime/persistence.js';
+import type { WatchEventWrite } from '../store/store.js';
+import { activationEvent, runtimeEvent, taskEvent } from './events.js';
+import type { WatchJournal } from './journal.js';
+
+/** Task fingerprints remembered, so that a task saved again unchanged is not told twice. */
+const REMEMBERED_TASKS = 10_000;
+
+export function connectSources(journal: WatchJournal, parts: { configService: ConfigService; persistence: RuntimePersistence }): void {
+  const { configService, persistence } = parts;
+  // Before the runtime follows the activation, so its event comes before those of what it starts.
+  configService.onActivation((result) => {
+    // What another server activated, it journals; a dry run changed nothing.
+    if (result.remote || result.id === undefined) return;
+    const record = configService.records.find((r) => r.id === result.id);
+    journal.append([activationEvent(result, { user: record?.user ?? '', editSession: record?.editSession ?? '' }, Date.now())]);
+  }, true);
+
+  const seen = new Map<string, string>();
+  const chained = persistence.onPersisted;
+  persistence.onPersisted = (changes) => {
+    const now = Date.now();
+    const events: WatchEventWrite[] = [];
+    for (const e of changes.entries ?? []) {
+      const event = runtimeEvent(e.key, e.before, e.after, now);
+      if (event) events.push(event);
+    }
+    for (const t of changes.tasks ?? []) {
+      const told = taskEvent(t, now);
+      if (!told || seen.get(t.key) === told.fingerprint) continue;
+      seen.delete(t.key);
+      seen.set(t.key, told.fingerprint);
+      if (seen.size > REMEMBERED_TASKS) seen.delete(seen.keys().next().value!);
+      events.push(told.event);
+    }
+    journal.append(events);
+    return chained(changes);
+  };
+}
