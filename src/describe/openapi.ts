@@ -59,7 +59,7 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
     const key = nameOf(t);
     if (!responses[key]) {
       const schema = t.subtypes.length > 0 ? { anyOf: [schemaRef(key), ...t.subtypes.map((s) => schemaRef(nameOf(s)))] } : schemaRef(key);
-      responses[key] = { description: `A ${t.short} bean.`, content: json(schema) };
+      responses[key] = { description: `A ${t.short} bean.`, headers: { ETag: ref('headers', 'ETag') }, content: json(schema) };
     }
     return ref('responses', key);
   };
@@ -69,6 +69,7 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
       const item = t.subtypes.length > 0 ? { anyOf: [schemaRef(nameOf(t)), ...t.subtypes.map((s) => schemaRef(nameOf(s)))] } : schemaRef(nameOf(t));
       responses[key] = {
         description: `A collection of ${t.short} beans.`,
+        headers: { ETag: ref('headers', 'ETag') },
         content: json({ type: 'object', properties: { links: schemaRef('Links'), items: { type: 'array', items: item } } }),
       };
     }
@@ -127,6 +128,11 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
       const writeParams = [ref('parameters', 'X-Requested-By'), ...(editTree ? [ref('parameters', 'session')] : [])];
       const readParams = editTree ? [ref('parameters', 'session')] : [];
       const error = { default: ref('responses', 'Error') };
+      // Conditional requests: reads of what has a tag may be revalidated, changes made conditional.
+      const ifNoneMatch = ref('parameters', 'If-None-Match');
+      const conditional = [ref('parameters', 'If-Match'), ifNoneMatch];
+      const notModified = { '304': ref('responses', 'NotModified') };
+      const stale = { '412': ref('responses', 'PreconditionFailed') };
       operationsOf(place);
       function operationsOf(p: Place): void {
         switch (p.kind) {
@@ -136,30 +142,30 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
               tags,
               summary: `Read ${article(p.type.short)}`,
               ...(text ? { description: text } : {}),
-              parameters: [...SHAPE, ...readParams],
-              responses: { '200': beanResponse(p.type), ...error },
+              parameters: [...SHAPE, ...readParams, ifNoneMatch],
+              responses: { '200': beanResponse(p.type), ...notModified, ...error },
             };
             if (p.updates || p.creates) {
               item.post = {
                 tags,
                 summary: p.updates ? `Change ${article(p.type.short)}${p.creates ? ' (creates it when absent)' : ''}` : `Create ${article(p.type.short)}`,
-                parameters: writeParams,
+                parameters: [...writeParams, ...conditional],
                 requestBody: beanBody(p.via && p.creates ? childTypes(catalog, p.via) : [p.type]),
-                responses: { '200': ref('responses', 'Done'), ...(p.creates ? { '201': ref('responses', 'Created') } : {}), ...error },
+                responses: { '200': ref('responses', 'Done'), ...(p.creates ? { '201': ref('responses', 'Created') } : {}), ...stale, ...error },
               };
             }
-            if (p.deletes) item.delete = { tags, summary: `Delete ${article(p.type.short)}`, parameters: writeParams, responses: { '200': ref('responses', 'Done'), ...error } };
+            if (p.deletes) item.delete = { tags, summary: `Delete ${article(p.type.short)}`, parameters: [...writeParams, ...conditional], responses: { '200': ref('responses', 'Done'), ...stale, ...error } };
             return;
           }
           case 'collection':
-            item.get = { tags, summary: `List ${p.prop.name}`, parameters: [...SHAPE, ...readParams], responses: { '200': listResponse(p.item), ...error } };
+            item.get = { tags, summary: `List ${p.prop.name}`, parameters: [...SHAPE, ...readParams, ifNoneMatch], responses: { '200': listResponse(p.item), ...notModified, ...error } };
             if (p.creates) {
               item.post = {
                 tags,
                 summary: `Create in ${p.prop.name}`,
-                parameters: writeParams,
+                parameters: [...writeParams, ...conditional],
                 requestBody: beanBody(childTypes(catalog, p.prop)),
-                responses: { '201': ref('responses', 'Created'), ...error },
+                responses: { '201': ref('responses', 'Created'), ...stale, ...error },
               };
             }
             return;
@@ -179,10 +185,11 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
               tags,
               summary: p.op.name,
               description: `${text ? `${text} ` : ''}Offered by ${offered.join(', ')}.`,
-              parameters: [...writeParams, ...(p.op.async ? [ref('parameters', 'Prefer')] : [])],
+              parameters: [...writeParams, ...(p.op.async ? [ref('parameters', 'Prefer')] : []), ...conditional],
               requestBody: parts.body,
               responses: {
                 ...(parts.task ? { '200': taskResponse(parts.task, false), '202': taskResponse(parts.task, true) } : { '200': parts.result ?? ref('responses', 'Done') }),
+                ...stale,
                 ...error,
               },
               'x-appserver-action': p.op.name,
@@ -222,7 +229,10 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
       responses,
       parameters,
       requestBodies,
-      headers: { Location: { description: 'The URL of what was made, or of the task to poll.', schema: { type: 'string', format: 'uri' } } },
+      headers: {
+        Location: { description: 'The URL of what was made, or of the task to poll.', schema: { type: 'string', format: 'uri' } },
+        ETag: { description: 'The entity tag of what was read: a digest of its state, the same whatever fields or links were asked for. Send it back in If-None-Match (304 while unchanged) or If-Match (412 if it changed since).', schema: { type: 'string', examples: ['"tE2aK1c9sV0m3hP8yQ4rWx"'] } },
+      },
       securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'Every request needs a user of the domain: HTTP basic authentication.' } },
     },
   };
@@ -242,6 +252,8 @@ const INFO = [
   'The administration interface of an appserver domain: the configuration trees (`edit` takes changes in an edit session; `serverConfig` and `domainConfig` show what is activated), the runtime trees (`domainRuntime`, and `serverRuntime` of the server answering) and the Lifecycle Manager.',
   '',
   'Every request needs HTTP basic authentication; every POST and DELETE needs an `X-Requested-By` header (any value). A change in the `edit` tree joins the caller\'s edit session (`edit/changeManager/startEdit`, then `activate`). Actions that start work return a task: `Prefer: respond-async` answers at once (202 with `Location`), `Prefer: wait=N` waits up to N seconds.',
+  '',
+  'Every bean and collection read carries an `ETag`. `If-None-Match` with it answers 304 while nothing changed; `If-Match` with it makes an update, delete, create or action happen only if nothing changed since (412 otherwise). `edit/changeManager` shows the pending changes of the session (`pendingChanges`), and `activate` with `{"dryRun": true}` answers what an activation would record without applying anything.',
   '',
   'Add `describe` to the query of any URL for a description of what it names: properties with types, defaults, legal values, units and restart, children, actions, and which roles may read, change and invoke.',
 ].join('\n');
@@ -356,6 +368,8 @@ function commonResponses(): Json {
     Error: { description: 'The request was refused or failed: the status says how, the body why.', content: json(schemaRef('Error')) },
     Done: { description: 'Done.', content: json({ type: 'object', maxProperties: 0 }) },
     Created: { description: 'Created: Location names the new bean.', headers: { Location: ref('headers', 'Location') }, content: json({ type: 'object', maxProperties: 0 }) },
+    NotModified: { description: 'Not modified: If-None-Match names the current tag; no body.', headers: { ETag: ref('headers', 'ETag') } },
+    PreconditionFailed: { description: 'A condition failed (If-Match names an older tag, or If-None-Match the current one): nothing was done. ETag gives the current tag.', headers: { ETag: ref('headers', 'ETag') }, content: json(schemaRef('Error')) },
   };
 }
 
@@ -375,6 +389,20 @@ function commonParameters(sessionHeader: string): Json {
       required: false,
       description: '`respond-async`: answer at once with the task; `wait=N`: wait up to N seconds for it.',
       schema: { type: 'string', examples: ['respond-async', 'wait=30'] },
+    },
+    'If-Match': {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'Entity tags (from ETag) or `*`: do it only if the target (the bean of an action, the collection of a create) still has one of them; 412 otherwise.',
+      schema: { type: 'string' },
+    },
+    'If-None-Match': {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'Entity tags or `*`: a read answers 304 while the target has one of them; a change is refused (412) if it has.',
+      schema: { type: 'string' },
     },
   };
 }

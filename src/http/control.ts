@@ -58,6 +58,14 @@ function faultView(request: FastifyRequest, control: Control, f: Fault): Record<
   };
 }
 
+/** The body without its links (and its items' links). */
+function withoutLinks(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  const { links: _links, ...rest } = body as Record<string, unknown>;
+  if (Array.isArray(rest.items)) rest.items = rest.items.map(withoutLinks);
+  return rest;
+}
+
 /** Reads an optional integer query parameter. */
 function intParam(query: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
   const v = query[key];
@@ -91,7 +99,9 @@ export function registerControlRoutes(app: FastifyInstance, control: Control): v
   const get = (path: string, fn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown) =>
     app.get(r(path), async (request, reply) => {
       guard(request);
-      return send(reply, 200, await fn(request, reply));
+      const body = await fn(request, reply);
+      // `links=none`, as on the management trees (generic clients ask for it).
+      return send(reply, 200, (request.query as Record<string, unknown>).links === 'none' ? withoutLinks(body) : body);
     });
   const post = (path: string, fn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown) =>
     app.post(r(path), { bodyLimit: 64 * 1024 }, async (request, reply) => {
@@ -186,8 +196,8 @@ export function registerControlRoutes(app: FastifyInstance, control: Control): v
   // ---- the journal ----
   get('/journal', (request) => {
     const q = request.query as Record<string, unknown>;
-    const known = ['method', 'path', 'user', 'status', 'after', 'limit'];
-    for (const k of Object.keys(q)) if (!known.includes(k)) throw badRequest(`The journal is filtered by ${known.join(', ')}; '${k}' is none of them.`, k);
+    const known = ['method', 'path', 'user', 'status', 'after', 'limit', 'links'];
+    for (const k of Object.keys(q)) if (!known.includes(k)) throw badRequest(`The journal is filtered by ${known.slice(0, -1).join(', ')}; '${k}' is none of them.`, k);
     const filter: JournalFilter = {};
     const method = textParam(q, 'method');
     if (method !== undefined) filter.method = method.toUpperCase();

@@ -56,11 +56,6 @@ export function endpointOf(endpoints: ServerEndpoints, kind: EndpointKind): Endp
   return endpoints.endpoints.find((e) => e.kind === kind);
 }
 
-/** What tells two listener set-ups apart (a change means closing and opening again). */
-export function signatureOf(endpoints: ServerEndpoints): string {
-  return `${endpoints.bindAddress} ${endpoints.endpoints.map((e) => `${e.protocol}:${e.port}`).join(' ')}`;
-}
-
 /** A port offset as given on the command line: a whole number from 0 to MAX_PORT_OFFSET. */
 export function parsePortOffset(text: string): number {
   const n = /^\s*\d{1,5}\s*$/.test(text) ? Number(text) : Number.NaN;

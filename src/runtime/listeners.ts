@@ -1,21 +1,22 @@
 // The listeners of the managed servers this process runs: a server that runs has its ports open,
-// one that stops, fails or is killed has them closed, and a running server whose ports moved is
-// opened again on the new ones. The set follows the runtime's server states (every change, and
+// one that stops, fails or is killed has them closed, and a running server whose ports changed
+// (its SSL channel restarted, another port activated) closes the old ones and opens the new ones,
+// the others staying open. The set follows the runtime's server states (every change, and
 // every reload from a shared store). With a shared store exactly one process owns a server's
 // listener, by a lease row in the store; when the owner's heartbeat lapses another takes it over.
 // How a listener is opened (HTTP, the management interface) is the composition root's business.
 import type { RuntimeEngine } from './engine.js';
 import { REACHABLE } from './engine.js';
-import { type ServerEndpoints, signatureOf } from './endpoints.js';
+import type { Endpoint, ServerEndpoints } from './endpoints.js';
 import type { Store } from '../store/store.js';
 import type { Log } from '../core/log.js';
 
-/** An open listener set of one server. */
+/** An open listener of one server. */
 export interface ListenerHandle {
   close(): Promise<void>;
 }
 
-/** Opens a server's listeners on its endpoints; rejects (naming the port) when one cannot bind. */
+/** Opens a server's listener on the endpoint `endpoints` holds; rejects (naming the port) when it cannot bind. */
 export type ListenerOpener = (endpoints: ServerEndpoints) => Promise<ListenerHandle>;
 
 export interface ListenerOptions {
@@ -32,14 +33,12 @@ export interface ListenerOptions {
 /** Listeners opened at the same time when many servers want one (a restart, a take-over). */
 const OPENING_AT_ONCE = 8;
 
-interface Entry {
-  signature: string;
-  /** The listener once open (undefined: failed or owned elsewhere). */
-  opening: Promise<ListenerHandle>;
-}
+/** What tells one port's listener from another (its address, protocol and port). */
+const keyOf = (endpoints: ServerEndpoints, e: Endpoint) => `${endpoints.bindAddress} ${e.protocol}:${e.port}`;
 
 export class ServerListeners {
-  private readonly entries = new Map<string, Entry>();
+  /** Per server, its listeners by port (each open, or opening). */
+  private readonly entries = new Map<string, Map<string, Promise<ListenerHandle>>>();
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -64,20 +63,14 @@ export class ServerListeners {
 
   /**
    * Opens a starting server's listeners (the start gate): rejects with the reason when a port
-   * cannot be bound. A server whose lease another live process holds is left to that process.
+   * cannot be bound (and leaves none of its ports open). A server whose lease another live
+   * process holds is left to that process.
    */
   async open(server: string): Promise<void> {
     // A process that stops leaves the server's ports to its next start.
     if (this.closed) return;
-    const endpoints = this.engine.endpoints(server);
-    const held = this.entries.get(server);
-    if (held && held.signature === signatureOf(endpoints)) {
-      await held.opening;
-      return;
-    }
-    if (held) await this.shut(server);
-    if (!(await this.lease(server))) return;
-    await this.start(server, endpoints);
+    if (!this.entries.has(server) && !(await this.lease(server))) return;
+    await this.start(server);
   }
 
   /** Brings the open listeners in line with the servers' states; concurrent calls share one round. */
@@ -105,11 +98,12 @@ export class ServerListeners {
   private async round(): Promise<void> {
     const admin = this.engine.adminServerName;
     const states = new Map(this.engine.currentTopology.servers().filter((s) => s.name !== admin).map((s) => [s.name, this.engine.serverState(s.name)]));
-    // A server keeps its listener while it is reachable, and while it starts (the start opened it).
-    for (const [name, entry] of [...this.entries]) {
+    // A server keeps its listeners while it is reachable, and while it starts (the start opened them);
+    // a reachable one follows its ports.
+    for (const name of [...this.entries.keys()]) {
       const state = states.get(name);
-      const kept = state !== undefined && (REACHABLE.has(state) || state === 'STARTING');
-      if (!kept || (REACHABLE.has(state) && entry.signature !== signatureOf(this.engine.endpoints(name)))) await this.shut(name);
+      if (state !== undefined && REACHABLE.has(state)) await this.follow(name);
+      else if (state !== 'STARTING') await this.shut(name);
     }
     const wanted = [...states].filter(([name, state]) => REACHABLE.has(state) && !this.entries.has(name)).map(([name]) => name);
     if (wanted.length === 0) return;
@@ -119,16 +113,21 @@ export class ServerListeners {
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined && !this.closed; name = queue.shift()) {
         if (this.entries.has(name) || !(await this.lease(name))) continue;
-        try {
-          await this.start(name, this.engine.endpoints(name));
-        } catch (err) {
-          // A running server that cannot listen (after a restart, a take-over) has failed.
-          this.opts.log.warn({ server: name, err }, `server ${name} cannot listen: ${(err as Error).message}`);
-          if (REACHABLE.has(this.engine.serverState(name))) this.engine.setServerState(name, 'FAILED');
-        }
+        await this.follow(name);
       }
     };
     await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, queue.length) }, worker));
+  }
+
+  /** Opens a running server's listeners as its ports are now; one that cannot open fails the server. */
+  private async follow(name: string): Promise<void> {
+    try {
+      await this.start(name);
+    } catch (err) {
+      // A running server that cannot listen (after a restart, a take-over, a port change) has failed.
+      this.opts.log.warn({ server: name, err }, `server ${name} cannot listen: ${(err as Error).message}`);
+      if (REACHABLE.has(this.engine.serverState(name))) this.engine.setServerState(name, 'FAILED');
+    }
   }
 
   /** Servers whose lease another live process holds (none without a shared store). */
@@ -147,29 +146,53 @@ export class ServerListeners {
     return leases.store.takeListenerLease(server, leases.instance, leases.aliveSince(now), now);
   }
 
-  private async start(server: string, endpoints: ServerEndpoints): Promise<void> {
-    const entry: Entry = { signature: signatureOf(endpoints), opening: this.opener(endpoints) };
-    this.entries.set(server, entry);
+  /**
+   * Brings a server's listeners in line with its endpoints: ports it no longer has close, new ones
+   * open, the others stay. If a port cannot be opened, every port of the server closes.
+   */
+  private async start(server: string): Promise<void> {
+    const endpoints = this.engine.endpoints(server);
+    let listeners = this.entries.get(server);
+    const fresh = !listeners;
+    if (!listeners) {
+      listeners = new Map();
+      this.entries.set(server, listeners);
+    }
+    const wanted = new Map(endpoints.endpoints.map((e) => [keyOf(endpoints, e), e]));
+    const changed = fresh || [...listeners.keys()].some((k) => !wanted.has(k)) || [...wanted.keys()].some((k) => !listeners.has(k));
+    for (const [key, opening] of [...listeners]) {
+      if (wanted.has(key)) continue;
+      listeners.delete(key);
+      await this.closeOne(server, opening);
+    }
     try {
-      await entry.opening;
+      for (const [key, endpoint] of wanted) {
+        if (!listeners.has(key)) listeners.set(key, this.opener({ ...endpoints, endpoints: [endpoint] }));
+        await listeners.get(key);
+      }
+    } catch (err) {
+      await this.shut(server);
+      throw err;
+    }
+    if (changed) {
       const urls = endpoints.endpoints.map((e) => `${e.protocol}://${endpoints.host}:${e.port}`);
       this.opts.log.info({ server, urls }, `server ${server} listens on ${urls.join(', ') || 'no port (every port is disabled)'}`);
-    } catch (err) {
-      if (this.entries.get(server) === entry) this.entries.delete(server);
-      await this.release(server);
-      throw err;
     }
   }
 
+  private async closeOne(server: string, opening: Promise<ListenerHandle>): Promise<void> {
+    const handle = await opening.catch(() => undefined);
+    await handle?.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: a listener did not close cleanly`));
+  }
+
+  /** Closes every listener of a server and gives its lease back. */
   private async shut(server: string): Promise<void> {
-    const entry = this.entries.get(server);
-    if (!entry) return;
+    const listeners = this.entries.get(server);
+    if (!listeners) return;
     this.entries.delete(server);
-    const handle = await entry.opening.catch(() => undefined);
-    if (!handle) return;
-    await handle.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: its listener did not close cleanly`));
-    this.opts.log.info({ server }, `server ${server} no longer listens`);
+    for (const opening of listeners.values()) await this.closeOne(server, opening);
     await this.release(server);
+    this.opts.log.info({ server }, `server ${server} no longer listens`);
   }
 
   private async release(server: string): Promise<void> {

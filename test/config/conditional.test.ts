@@ -214,6 +214,29 @@ describe('If-Match on changes: a stale tag is a 412 and changes nothing', () => 
   });
 });
 
+test('the OpenAPI document describes the tags, the conditions and their answers, the pending diff and dryRun', async () => {
+  const r = await admin.get('openapi.json');
+  assert.equal(r.status, 200, r.text.slice(0, 300));
+  const doc = r.json;
+  const refs = (list: { $ref?: string }[]) => list.map((x) => x.$ref);
+  assert.ok(doc.components.headers.ETag);
+  assert.equal(doc.components.parameters['If-Match'].in, 'header');
+  assert.equal(doc.components.parameters['If-None-Match'].in, 'header');
+  const server = doc.paths['/appserver/latest/edit/servers/{server}'];
+  assert.ok(refs(server.get.parameters).includes('#/components/parameters/If-None-Match'));
+  assert.equal(server.get.responses['304'].$ref, '#/components/responses/NotModified');
+  assert.ok(refs(server.post.parameters).includes('#/components/parameters/If-Match'));
+  assert.equal(server.post.responses['412'].$ref, '#/components/responses/PreconditionFailed');
+  assert.ok(refs(server.delete.parameters).includes('#/components/parameters/If-Match'));
+  const read = doc.components.responses[server.get.responses['200'].$ref.split('/').pop()];
+  assert.ok(read.headers.ETag, 'a read answers with an ETag');
+  assert.equal(doc.components.responses.PreconditionFailed.headers.ETag.$ref, '#/components/headers/ETag');
+  const activate = doc.paths['/appserver/latest/edit/changeManager/activate'].post;
+  assert.ok(refs(activate.parameters).includes('#/components/parameters/If-Match'));
+  assert.match(JSON.stringify(doc.components.requestBodies), /dryRun/);
+  assert.match(JSON.stringify(doc.components.schemas), /pendingChanges/);
+});
+
 async function changeManagerOf(c: Client): Promise<Record<string, unknown>> {
   return (await c.get('edit/changeManager?links=none')).json;
 }

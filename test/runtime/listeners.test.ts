@@ -4,6 +4,8 @@
 // alone; a port closes when its server stops; a port in use fails the start task naming the port;
 // after a restart of the process, running servers listen again.
 import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ASYNC, type Client, type RuntimeServer, adminAuth, assertAccepted, client, errorDetails, job, pollUntil, request, startRuntimeServer } from '../support/runtime-server.js';
@@ -18,7 +20,7 @@ const port = (configured: number) => configured + offset;
 const own = (configured: number): Client => client(() => `http://localhost:${port(configured)}/management/appserver/latest`);
 
 before(async () => {
-  offset = await freePortOffset([7003, 7005]);
+  offset = await freePortOffset([7002, 7003, 7005]);
   srv = await startRuntimeServer(undefined, undefined, { portOffset: offset });
 });
 
@@ -258,6 +260,57 @@ test('a port in use fails the start task with a taskError naming the port; once 
   const again = await lifecycle('ms2', 'start');
   assert.equal(again.taskError, null, JSON.stringify(again));
   assert.equal((await own(7005).get('serverRuntime?links=none&fields=name')).json.name, 'ms2');
+});
+
+/** Whether an HTTPS GET of ms1's serverRuntime on `p` answers (certificate not checked: it is the data directory's own). */
+function httpsName(p: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`https://localhost:${p}/management/appserver/latest/serverRuntime?links=none&fields=name`, { rejectUnauthorized: false, headers: { authorization: adminAuth }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve(JSON.parse(body).name));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A GET of ms1's serverRuntime on its plain port through `agent`; whether the connection was an earlier one. */
+function plainGet(agent: Agent): Promise<{ name: string; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`http://localhost:${port(7003)}/management/appserver/latest/serverRuntime?links=none&fields=name`, { agent, headers: { authorization: adminAuth }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ name: JSON.parse(body).name, reused: req.reusedSocket }));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('restartSSLChannels on a running server opens its SSL port, and closes it once SSL is off; the plain port stays open throughout', async () => {
+  // One kept-alive connection to the plain port, used before and after: it is never dropped.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  assert.deepEqual(await plainGet(agent), { name: 'ms1', reused: false });
+  const ms1 = 'domainRuntime/serverRuntimes/ms1';
+  const ssl = async (enabled: boolean) => {
+    assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
+    assert.equal((await srv.admin.post('edit/servers/ms1/SSL', { enabled })).status, 200);
+    assert.equal((await srv.admin.post('edit/changeManager/activate', {})).status, 200);
+    const r = await srv.admin.post(`${ms1}/restartSSLChannels`, {});
+    assert.equal(r.status, 200, r.text);
+  };
+  assert.equal(await refused(port(7002)), true);
+  await ssl(true);
+  const name = await pollUntil(() => httpsName(port(7002)).catch(() => ''), (n) => n === 'ms1', 'the SSL port of ms1', 20_000);
+  assert.equal(name, 'ms1');
+  assert.equal((await own(7003).get('serverRuntime?links=none&fields=name')).json.name, 'ms1', 'the plain port answers too');
+  await ssl(false);
+  await pollUntil(() => refused(port(7002)), (r) => r, 'the SSL port closed');
+  assert.deepEqual(await plainGet(agent), { name: 'ms1', reused: true }, 'the plain port kept its connection');
+  agent.destroy();
 });
 
 test('after a restart of the process, the servers that were running listen again', async () => {

@@ -46,6 +46,7 @@ before(async () => {
   await ok('edit/JDBCSystemResources', { name: 'appDS', targets: [{ identity: ['clusters', 'cluster1'] }] });
   await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCConnectionPoolParams', { initialCapacity: 2, maxCapacity: 8 });
   await ok('edit/servers/ms2/serverStart', { arguments: '-Xms256m -Xmx1g -Dsome.flag=1' });
+  await ok('edit/servers/ms2/networkAccessPoints', { name: 'internal', protocol: 't3', listenPort: 7010 });
   await ok('edit/changeManager/activate');
   // An uploaded web archive on the cluster: its web.xml names its servlets.
   const form = new FormData();
@@ -251,10 +252,57 @@ test('a JVM reports the heap of its start arguments and a thread dump of its poo
   const own = (await admin.get('serverRuntime/JVMRuntime?links=none&fields=javaVendor')).json;
   assert.equal(own.javaVendor, 'Node.js');
 
+  // A network access point has its channels (its protocol, and HTTP tunnelled on t3).
+  const channels = (await admin.get('domainRuntime/serverRuntimes/ms2/serverChannelRuntimes?links=none&fields=name,publicURL')).json.items;
+  const internal = channels.filter((c: { name: string }) => c.name.startsWith('internal'));
+  assert.deepEqual(internal, [
+    { name: 'internal[t3]', publicURL: 't3://localhost:7010' },
+    { name: 'internal[http]', publicURL: 'http://localhost:7010' },
+  ]);
+
   await lifecycle('ms2', 'shutdown', 'SHUTDOWN');
   assert.equal((await admin.get('domainRuntime/serverRuntimes/ms2/JVMRuntime')).status, 404);
   // Started again, it counts from zero.
   await lifecycle('ms2', 'start', 'RUNNING');
   const again = (await admin.get('domainRuntime/serverRuntimes/ms2/JVMRuntime?links=none&fields=uptime')).json;
   assert.ok(again.uptime < 60_000, JSON.stringify(again));
+});
+
+test('an enterprise archive deployed to ms1: its web module with its servlets, its EJB module with its beans, whose pools and transactions move', async () => {
+  const application = `<?xml version="1.0"?>
+<application><module><web><web-uri>store-web.war</web-uri><context-root>/store</context-root></web></module><module><ejb>store-ejb.jar</ejb></module></application>`;
+  const ejbJar = `<?xml version="1.0"?>
+<ejb-jar><enterprise-beans><session><ejb-name>PriceBean</ejb-name><session-type>Stateless</session-type></session><message-driven><ejb-name>OrderListener</ejb-name></message-driven></enterprise-beans></ejb-jar>`;
+  const ear = makeZip({ 'META-INF/application.xml': application, 'store-web.war': makeZip({ 'WEB-INF/web.xml': SHOP }), 'store-ejb.jar': makeZip({ 'META-INF/ejb-jar.xml': ejbJar }) });
+  const form = new FormData();
+  form.append('model', "{ name: 'store', targets: [ { identity: [ 'servers', 'ms1' ] } ] }");
+  form.append('sourcePath', new Blob([new Uint8Array(ear)]), 'store.ear');
+  const r = await request(admin.url('edit/appDeployments'), { method: 'POST', body: form, auth: admin.auth, headers: { 'x-requested-by': 'workload-tests', ...ASYNC } });
+  assert.equal(r.status, 202, r.text);
+  srv.advance(5_000);
+  const app = `${MS1}/applicationRuntimes/store`;
+  await pollUntil(() => admin.get(`${app}?links=none&fields=name`), (x) => x.status === 200, 'store deployed on ms1');
+  const components = (await admin.get(`${app}/componentRuntimes?links=none&fields=name,type,moduleId,contextRoot`)).json.items;
+  assert.deepEqual(components, [
+    { name: 'ms1_/store', type: 'WebAppComponentRuntime', moduleId: 'store-web.war', contextRoot: '/store' },
+    { name: 'store-ejb.jar', type: 'EJBComponentRuntime', moduleId: 'store-ejb.jar' },
+  ]);
+  const servlets = (await admin.get(`${app}/componentRuntimes/ms1_%2Fstore/servlets?links=none&fields=servletName`)).json.items.map((x: { servletName: string }) => x.servletName);
+  assert.deepEqual(servlets, ['CartServlet', 'CheckoutServlet', 'JspServlet', 'FileServlet']);
+  const ejbs = `${app}/componentRuntimes/store-ejb.jar/EJBRuntimes`;
+  assert.deepEqual((await admin.get(`${ejbs}?links=none&fields=name,type,EJBName`)).json.items, [
+    { name: 'PriceBean', type: 'StatelessEJBRuntime', EJBName: 'PriceBean' },
+    { name: 'OrderListener', type: 'MessageDrivenEJBRuntime', EJBName: 'OrderListener' },
+  ]);
+  srv.advance(60_000);
+  const read = async () => ({
+    pool: (await admin.get(`${ejbs}/PriceBean/poolRuntime?links=none`)).json,
+    tx: (await admin.get(`${ejbs}/PriceBean/transactionRuntime?links=none`)).json,
+  });
+  const first = await read();
+  srv.advance(10 * 60_000);
+  const second = await read();
+  assert.ok(first.pool.accessTotalCount > 0 && second.pool.accessTotalCount > first.pool.accessTotalCount, JSON.stringify([first.pool, second.pool]));
+  assert.ok(second.pool.beansInUseCurrentCount <= second.pool.pooledBeansCurrentCount);
+  assert.ok(second.tx.transactionsCommittedTotalCount > first.tx.transactionsCommittedTotalCount);
 });

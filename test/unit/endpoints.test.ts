@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Topology } from '../../src/config/topology.js';
-import { parsePortOffset, serverEndpoints, signatureOf } from '../../src/runtime/endpoints.js';
+import { parsePortOffset, serverEndpoints } from '../../src/runtime/endpoints.js';
 import { BeanTree } from '../../src/tree/records.js';
 
 const C = 'appserver.management.configuration.';
@@ -37,14 +37,6 @@ test("the administration port: only when the domain enables it; the server's own
   assert.equal(serverEndpoints(on, 'ms2', 0).endpoints.at(-1)!.port, 9002);
   const domainPort = topology({ administrationPortEnabled: true, administrationPort: 9500 }, { ms2: { administrationPort: 0 } });
   assert.equal(serverEndpoints(domainPort, 'ms2', 0).endpoints.at(-1)!.port, 9500);
-});
-
-test('the signature changes with any port or the address, so moved listeners open again', () => {
-  const a = topology({}, { ms1: { listenPort: 7003 } });
-  const b = topology({}, { ms1: { listenPort: 7004 } });
-  assert.notEqual(signatureOf(serverEndpoints(a, 'ms1', 0)), signatureOf(serverEndpoints(b, 'ms1', 0)));
-  assert.notEqual(signatureOf(serverEndpoints(a, 'ms1', 0)), signatureOf(serverEndpoints(a, 'ms1', 0, 7002)));
-  assert.equal(signatureOf(serverEndpoints(a, 'ms1', 1)), signatureOf(serverEndpoints(b, 'ms1', 0)));
 });
 
 test('--port-offset takes a whole number from 0 to 65535', () => {
