@@ -5,7 +5,7 @@ import type { AppserverClient } from './client.js';
 
 const ROOT = '/management/appserver-control';
 
-export type FaultKind = 'startFailure' | 'crash' | 'slow' | 'hang' | 'status' | 'drop' | 'dataSourceDown' | 'deploymentFailure';
+export type FaultKind = 'startFailure' | 'crash' | 'slow' | 'hang' | 'status' | 'drop' | 'dataSourceDown' | 'deploymentFailure' | 'jmsServerDown';
 
 /** A fault to inject: its kind, one scope, and how often and how long it acts. */
 export interface FaultRequest {
@@ -14,6 +14,7 @@ export interface FaultRequest {
   server?: string;
   application?: string;
   dataSource?: string;
+  jmsServer?: string;
   urlPattern?: string;
   /** With application or dataSource: the server (or cluster) concerned. */
   target?: string;

@@ -48,6 +48,7 @@ export class Control {
         const t = topology();
         if (scope === 'server') return t.servers().some((s) => s.name === name);
         if (scope === 'application') return t.appDeployments().some((a) => a.name === name);
+        if (scope === 'jmsServer') return t.items([], 'JMSServers').some((j) => j.name === name);
         // Domain-level data sources, and those of resource groups (of the domain and of partitions).
         const groups = [...t.items([], 'resourceGroups'), ...t.partitions().flatMap((p) => t.resourceGroups(p))];
         return [[] as string[], ...groups.map((g) => g.identity)].some((owner) => t.items(owner, 'JDBCSystemResources').some((d) => d.name === name));

@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../core/problems.js';
 import type { FaultHooks } from '../core/faults.js';
 import type { Scheduler } from '../core/clock.js';
 
-export const FAULT_KINDS = ['startFailure', 'crash', 'slow', 'hang', 'status', 'drop', 'dataSourceDown', 'deploymentFailure'] as const;
+export const FAULT_KINDS = ['startFailure', 'crash', 'slow', 'hang', 'status', 'drop', 'dataSourceDown', 'deploymentFailure', 'jmsServerDown'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** What each kind acts on: the scopes it takes (one of them is required). */
@@ -18,8 +18,9 @@ const SCOPES: Record<FaultKind, readonly ScopeName[]> = {
   drop: ['urlPattern'],
   dataSourceDown: ['dataSource'],
   deploymentFailure: ['application'],
+  jmsServerDown: ['jmsServer'],
 };
-const SCOPE_NAMES = ['server', 'application', 'dataSource', 'urlPattern'] as const;
+const SCOPE_NAMES = ['server', 'application', 'dataSource', 'jmsServer', 'urlPattern'] as const;
 type ScopeName = (typeof SCOPE_NAMES)[number];
 
 /** Bounds: every wait a fault causes ends. */
@@ -103,7 +104,7 @@ export class Faults implements FaultHooks {
 
   /** Checks a fault's description completely, then adds it (a crash happens at once). */
   add(body: unknown): Fault {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('A fault is a JSON object: {"kind": ..., "server"|"application"|"dataSource"|"urlPattern": ...}.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('A fault is a JSON object: {"kind": ..., "server"|"application"|"dataSource"|"jmsServer"|"urlPattern": ...}.');
     const b = body as Record<string, unknown>;
     const known = new Set(['name', 'kind', ...SCOPE_NAMES, 'target', 'method', 'message', 'status', 'latencyMs', 'count', 'probability', 'expiresInSeconds']);
     for (const key of Object.keys(b)) if (!known.has(key)) throw badRequest(`A fault has no property '${key}'; it takes ${[...known].join(', ')}.`, key);
@@ -117,7 +118,7 @@ export class Faults implements FaultHooks {
       const v = text(b, s, s === 'urlPattern' ? 500 : 256);
       if (v === undefined) continue;
       if (!SCOPES[k].includes(s)) throw badRequest(`A '${k}' fault is scoped to ${SCOPES[k].join(' or ')}, not to '${s}'.`, s);
-      if (s !== 'urlPattern' && !this.targets.has(s, v)) throw badRequest(`There is no ${s === 'dataSource' ? 'data source' : s} named '${v}'.`, s);
+      if (s !== 'urlPattern' && !this.targets.has(s, v)) throw badRequest(`There is no ${s === 'dataSource' ? 'data source' : s === 'jmsServer' ? 'JMS server' : s} named '${v}'.`, s);
       if (s === 'urlPattern' && !v.startsWith('/')) throw badRequest(`The property 'urlPattern' must be a path starting with '/' ('*' matches any characters); it is '${v}'.`, s);
       scope[s] = v;
     }
@@ -252,6 +253,11 @@ export class Faults implements FaultHooks {
     return undefined;
   }
 
+  jmsServerDown(jmsServer: string): string | undefined {
+    for (const f of this.faults.values()) if (f.kind === 'jmsServerDown' && f.scope.jmsServer === jmsServer && this.active(f)) return f.message;
+    return undefined;
+  }
+
   /** What a request meets: the first active fault whose pattern matches its path (and method). */
   forRequest(method: string, path: string): RequestFault | undefined {
     const f = this.fire(['status', 'drop', 'slow', 'hang'], (x) => x.pattern !== undefined && (x.method === undefined || x.method === method) && x.pattern.test(path));
@@ -273,7 +279,7 @@ export class Faults implements FaultHooks {
 }
 
 function defaultMessage(kind: FaultKind, scope: Fault['scope']): string {
-  const what = scope.server ?? scope.application ?? scope.dataSource ?? scope.urlPattern ?? '';
+  const what = scope.server ?? scope.application ?? scope.dataSource ?? scope.jmsServer ?? scope.urlPattern ?? '';
   switch (kind) {
     case 'startFailure':
       return `Server '${what}' failed to start (a fault injected through the control interface).`;
@@ -285,6 +291,8 @@ function defaultMessage(kind: FaultKind, scope: Fault['scope']): string {
       return `the database of data source '${what}' does not answer (a fault injected through the control interface).`;
     case 'deploymentFailure':
       return `The deployment of '${what}' failed (a fault injected through the control interface).`;
+    case 'jmsServerDown':
+      return `JMS server '${what}' is down (a fault injected through the control interface).`;
     default:
       return `A '${kind}' fault injected through the control interface.`;
   }

@@ -13,6 +13,8 @@ export interface FaultHooks {
   deploymentFailure(application: string, targets: readonly string[]): string | undefined;
   /** Why this data source on this server cannot reach its database, if it cannot. */
   dataSourceDown(dataSource: string, server: string): string | undefined;
+  /** Why this JMS server is down, if it is. */
+  jmsServerDown(jmsServer: string): string | undefined;
 }
 
 export const NO_FAULTS: FaultHooks = {
@@ -21,4 +23,5 @@ export const NO_FAULTS: FaultHooks = {
   hungUntil: () => undefined,
   deploymentFailure: () => undefined,
   dataSourceDown: () => undefined,
+  jmsServerDown: () => undefined,
 };

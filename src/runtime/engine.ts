@@ -339,6 +339,9 @@ export class RuntimeEngine implements RuntimeFigures {
     const server = this.jmsHost(jmsServer);
     if (server === undefined) return live;
     if (destination !== undefined) return { ...this.destinationFigures(server, jmsServer, destination, live.insertionPaused === true), ...live };
+    // A JMS server that is down (an injected fault) says so in its health.
+    const down = this.faults.jmsServerDown(jmsServer);
+    if (down !== undefined) live.healthState = { state: 'critical', subsystemName: 'JMSServer', partitionName: null, symptoms: [{ severity: 'critical', info: down }] };
     // A JMS server's figures are those of its destinations added up.
     const hosted = this.messaging.destinationsOf(this.topology, jmsServer);
     const sums: Record<string, number> = {};

@@ -1,7 +1,8 @@
 // Faults injected through the control interface, seen as a client sees them: a start that fails
 // (its task FAILED with the message), a crash visible in serverLifeCycleRuntimes (and honouring a
 // configured auto-restart), a slow and a hung server, 503s and dropped connections on a matched
-// path, a slow response, a data source without its database, a deployment failing on its target.
+// path, a slow response, a data source without its database, a deployment failing on its target,
+// a JMS server down.
 // Also: the interface is absent unless enabled, Admin only, X-Requested-By on writes, and bad
 // fault descriptions refused whole with the property named.
 import assert from 'node:assert/strict';
@@ -239,6 +240,19 @@ test('deploymentFailure: a deployment step of the application on the target fail
   const other = await srv.admin.post('domainRuntime/deploymentManager/appDeploymentRuntimes/demo-adapter/redeploy', {}, ASYNC);
   advance(1000);
   assert.equal((await completed(srv.admin, other.headers.get('location')!)).state, 'STATE_COMPLETED');
+});
+
+test('jmsServerDown: the JMS server reports critical health with the message, until the fault goes', async () => {
+  if ((await lcState('ms1')) !== 'RUNNING') await startServer('ms1');
+  const JMS = 'domainRuntime/serverRuntimes/ms1/JMSRuntime/JMSServers/JMSServer1?links=none&fields=healthState';
+  assert.equal((await srv.admin.get(JMS)).json.healthState.state, 'ok');
+  const f = await addFault({ kind: 'jmsServerDown', jmsServer: 'JMSServer1', message: 'its store is corrupt' });
+  const health = (await srv.admin.get(JMS)).json.healthState;
+  assert.equal(health.state, 'critical');
+  assert.deepEqual(health.symptoms, [{ severity: 'critical', info: 'its store is corrupt' }]);
+  errorDetails(await srv.ctl.post('faults', { kind: 'jmsServerDown', jmsServer: 'nosuch' }), 400);
+  await srv.ctl.del(linkOf(f, 'self'));
+  assert.equal((await srv.admin.get(JMS)).json.healthState.state, 'ok');
 });
 
 test('without --control (nor APPSERVER_CONTROL=1) the control interface is absent: 404', async () => {
