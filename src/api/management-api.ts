@@ -284,11 +284,12 @@ export class ManagementApi {
   }
 
   /**
-   * The OpenAPI document of the management version `segment` names (`latest`, `12.2.1.0`...), built
-   * on first use and kept; `sessionHeader` is the header that names an edit session, `pause` lets
-   * other requests be answered while it is built.
+   * The OpenAPI document of the management version `segment` names (`latest`, `12.2.1.0`...), or of
+   * one of its trees, built on first use and kept; `sessionHeader` is the header that names an edit
+   * session, `pause` lets other requests be answered while it is built. A managed server's own
+   * listener describes only the trees it serves.
    */
-  openapi(segment: string, sessionHeader: string, pause?: () => Promise<void>): Promise<Record<string, unknown>> {
+  async openapi(segment: string, sessionHeader: string, options: { tree?: string; pause?: () => Promise<void> } = {}): Promise<Record<string, unknown>> {
     const version = managementVersion(segment);
     if (!version) throw notFound(segment);
     let documents = DOCUMENTS.get(this.parts);
@@ -302,7 +303,10 @@ export class ManagementApi {
       });
       DOCUMENTS.set(this.parts, documents);
     }
-    return documents.openapi(version, pause);
+    const omit = this.answering === undefined ? undefined : new Set([...ADMIN_ONLY_TREES, 'lifecycle']);
+    const doc = documents.openapi(version, { ...(options.tree !== undefined ? { tree: options.tree } : {}), ...(omit ? { omit } : {}) }, options.pause);
+    if (!doc) throw notFound(options.tree ?? segment);
+    return doc;
   }
 
   /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */

@@ -11,6 +11,7 @@ import { buildOpenApi } from '../describe/openapi.js';
 import { READ_ONLY, type TreeAbilities, type TreeSpec } from '../describe/patterns.js';
 import type { RuntimeCollections } from '../operations/collections.js';
 import type { BeanNode, TreeName } from '../tree/resolve.js';
+import { TREE_NAMES } from './trees.js';
 import type { TreeWriter } from './writers.js';
 
 export interface DocumentParts {
@@ -26,25 +27,45 @@ export interface DocumentParts {
 /** The version segment each generation's document names in its paths. */
 export const DOCUMENT_SEGMENT: Record<ApiVersion, string> = { current: 'latest', legacy: LEGACY_VERSION };
 
+/** Which part of a version a document covers. */
+export interface DocumentScope {
+  /** Only this tree (a tag of the whole document: `edit`, `domainRuntime`, `lifecycle`...). */
+  tree?: string;
+  /** Trees the server answering does not serve (a managed server's own listener serves no edit tree). */
+  omit?: ReadonlySet<string>;
+}
+
 export class InterfaceDocuments {
-  private readonly built = new Map<ApiVersion, Promise<Record<string, unknown>>>();
+  private readonly built = new Map<string, Promise<Record<string, unknown>>>();
 
   constructor(private readonly parts: DocumentParts) {}
 
   /**
-   * The OpenAPI document of a generation of the management URLs: built on first request (pausing
-   * with `pause` now and then, so the server keeps answering), then kept.
+   * The OpenAPI document of a generation of the management URLs (or of one of its trees): built on
+   * first request (pausing with `pause` now and then, so the server keeps answering), then kept.
+   * Undefined for a tree the version does not have.
    */
-  openapi(version: ApiVersion, pause?: () => Promise<void>): Promise<Record<string, unknown>> {
-    let doc = this.built.get(version);
+  openapi(version: ApiVersion, scope: DocumentScope, pause?: () => Promise<void>): Promise<Record<string, unknown>> | undefined {
+    const omit = scope.omit ?? new Set<string>();
+    const trees = this.trees(version).filter((t) => !omit.has(t.name) && (scope.tree === undefined || t.name === scope.tree));
+    if (trees.length === 0) return undefined;
+    const key = `${version}|${scope.tree ?? '*'}|${[...omit].sort().join(',')}`;
+    let doc = this.built.get(key);
     if (!doc) {
       const { catalog, sessionHeader } = this.parts;
-      doc = buildOpenApi({ catalog, version, productVersion: version === 'current' ? CURRENT_VERSION : LEGACY_VERSION, trees: this.trees(version), sessionHeader }, pause);
-      this.built.set(version, doc);
+      const input = { catalog, version, productVersion: version === 'current' ? CURRENT_VERSION : LEGACY_VERSION, trees, sessionHeader };
+      // A tree's document keeps only the components its paths use; the whole one has every type.
+      doc = buildOpenApi(scope.tree === undefined ? input : { ...input, onlyUsed: true }, pause);
+      this.built.set(key, doc);
       // A failed build is not kept: the next request tries again.
-      doc.catch(() => this.built.delete(version));
+      doc.catch(() => this.built.delete(key));
     }
     return doc;
+  }
+
+  /** The names of the trees a version's document has, in order. */
+  treeNames(version: ApiVersion): string[] {
+    return [...new Set(this.trees(version).map((t) => t.name))];
   }
 
   /** The trees of a version, as `/management/...` serves them. */
@@ -63,7 +84,7 @@ export class InterfaceDocuments {
     });
     return [
       tree('versions', ['appserver'], catalog.type(MANAGEMENT_VERSIONS), READ_ONLY, false),
-      tree('versions', ['appserver', segment], catalog.type(MANAGEMENT_VERSION), READ_ONLY, false),
+      tree('versions', ['appserver', segment], catalog.type(MANAGEMENT_VERSION), READ_ONLY, false, { apart: TREE_NAMES }),
       tree('edit', ['appserver', segment, 'edit'], domain, this.writerAbilities(this.parts.writers.edit, true), true, { only: 'edit' }),
       tree('serverConfig', ['appserver', segment, 'serverConfig'], domain, READ_ONLY, true),
       tree('domainConfig', ['appserver', segment, 'domainConfig'], domain, READ_ONLY, true),

@@ -21,6 +21,8 @@ export interface OpenApiInput {
   trees: readonly TreeSpec[];
   /** Header naming a request's edit session. */
   sessionHeader: string;
+  /** Keep only the components the paths use (a document of one tree); default: a schema for every type. */
+  onlyUsed?: boolean;
 }
 
 const ref = (kind: string, name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
@@ -213,6 +215,18 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
     parameters[`path.${name}`] = { name, in: 'path', required: true, description: `The name of an item of ${of}.`, schema: { type: 'string' } };
   }
 
+  const components: Json = {
+    schemas,
+    responses,
+    parameters,
+    requestBodies,
+    headers: {
+      Location: { description: 'The URL of what was made, or of the task to poll.', schema: { type: 'string', format: 'uri' } },
+      ETag: { description: 'The entity tag of what was read: a digest of its state, the same whatever fields or links were asked for. Send it back in If-None-Match (304 while unchanged) or If-Match (412 if it changed since).', schema: { type: 'string', examples: ['"tE2aK1c9sV0m3hP8yQ4rWx"'] } },
+    },
+    securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'Every request needs a user of the domain: HTTP basic authentication.' } },
+  };
+  if (input.onlyUsed) keepUsed(components, paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -224,18 +238,32 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
     security: [{ basic: [] }],
     tags: [...new Set(input.trees.map((t) => t.name))].map((name) => ({ name, description: TREE_TEXT[name] ?? `The ${name} tree.` })),
     paths,
-    components: {
-      schemas,
-      responses,
-      parameters,
-      requestBodies,
-      headers: {
-        Location: { description: 'The URL of what was made, or of the task to poll.', schema: { type: 'string', format: 'uri' } },
-        ETag: { description: 'The entity tag of what was read: a digest of its state, the same whatever fields or links were asked for. Send it back in If-None-Match (304 while unchanged) or If-Match (412 if it changed since).', schema: { type: 'string', examples: ['"tE2aK1c9sV0m3hP8yQ4rWx"'] } },
-      },
-      securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'Every request needs a user of the domain: HTTP basic authentication.' } },
-    },
+    components,
   };
+}
+
+/** Drops the components that nothing reachable from the paths refers to. */
+function keepUsed(components: Json, paths: Json): void {
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/') && !used.has(v)) {
+        used.add(v);
+        const [, , kind, name] = v.split('/');
+        visit((components[kind!] as Json | undefined)?.[name!]);
+      } else visit(v);
+    }
+  };
+  visit(paths);
+  for (const kind of ['schemas', 'responses', 'parameters', 'requestBodies', 'headers']) {
+    const table = components[kind] as Json;
+    for (const name of Object.keys(table)) if (!used.has(`#/components/${kind}/${name}`)) delete table[name];
+  }
 }
 
 const json = (schema: Json) => ({ 'application/json': { schema } });

@@ -30,6 +30,8 @@ export interface TreeSpec {
   mounts?: readonly string[];
   /** This tree's name, for children that exist in one tree only (the change manager). */
   only?: string;
+  /** Children of the root that are trees of their own, described by their own specs (a version's trees). */
+  apart?: readonly string[];
 }
 
 /** A URL pattern: literal segments and `{param}` segments. */
@@ -96,6 +98,7 @@ export function placesOf(catalog: Catalog, spec: TreeSpec, version: ApiVersion):
     if (searchable) out.push({ kind: 'search', at: extend(at, 'search'), type });
     for (const c of childrenOf(type)) {
       if (c.inline || !visibleIn(c, version) || (c.onlyIn && c.onlyIn !== spec.only)) continue;
+      if (at === rootAt && spec.apart?.includes(c.name)) continue;
       const item = catalog.type(c.javaType);
       if (stack.includes(item.name)) continue;
       const creates = spec.abilities.creates(type, c);

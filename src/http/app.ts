@@ -215,7 +215,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       return;
     }
     // Probes ask without credentials whether the server takes work.
-    if (isReady(request.url)) return;
+    if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);

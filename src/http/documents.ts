@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
-import { notAcceptable, notFound } from '../core/problems.js';
+import { badRequest, notAcceptable, notFound } from '../core/problems.js';
 import { jsonText, nextTurn, yamlText } from './document-text.js';
 import { SESSION_HEADER } from './management.js';
 
@@ -65,6 +65,7 @@ function pageFiles(): Map<string, Payload> {
   const files = new Map<string, Payload>();
   const from = (name: string, type: string) => files.set(name, new Payload(readFileSync(join(dist, name)), type));
   from('swagger-ui-bundle.js', 'text/javascript; charset=utf-8');
+  from('swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8');
   from('swagger-ui.css', 'text/css; charset=utf-8');
   from('favicon-32x32.png', 'image/png');
   from('favicon-16x16.png', 'image/png');
@@ -78,8 +79,11 @@ export function registerDocuments(app: FastifyInstance, api: ManagementApi): voi
   const documents = new WeakMap<object, { json?: Promise<Payload>; yaml?: Promise<Payload> }>();
   let files: Map<string, Payload> | undefined;
 
-  const document = async (version: string, format: 'json' | 'yaml'): Promise<Payload> => {
-    const doc = await api.openapi(version, SESSION_HEADER, nextTurn);
+  const document = async (request: FastifyRequest, format: 'json' | 'yaml'): Promise<Payload> => {
+    const { version } = request.params as { version: string };
+    const tree = (request.query as Record<string, unknown>).tree;
+    if (tree !== undefined && typeof tree !== 'string') throw badRequest("The query parameter 'tree' names one tree (edit, serverConfig, domainConfig, domainRuntime, serverRuntime, versions or lifecycle).", 'tree');
+    const doc = await api.openapi(version, SESSION_HEADER, { ...(tree !== undefined ? { tree } : {}), pause: nextTurn });
     let held = documents.get(doc);
     if (!held) documents.set(doc, (held = {}));
     if (format === 'json') return (held.json ??= jsonText(doc).then((text) => new Payload(Buffer.from(text, 'utf8'), 'application/json')));
@@ -88,11 +92,11 @@ export function registerDocuments(app: FastifyInstance, api: ManagementApi): voi
 
   app.get(`${BASE}/:version/openapi.json`, async (request, reply) => {
     if (!accepts(request.headers.accept, JSON_TYPES)) throw notAcceptable(`The OpenAPI document is served as application/json here; the request's Accept header is '${request.headers.accept}'. Ask for openapi.yaml for YAML.`);
-    return send(request, reply, await document((request.params as { version: string }).version, 'json'));
+    return send(request, reply, await document(request, 'json'));
   });
   app.get(`${BASE}/:version/openapi.yaml`, async (request, reply) => {
     if (!accepts(request.headers.accept, YAML_TYPES)) throw notAcceptable(`The OpenAPI document is served as application/yaml here; the request's Accept header is '${request.headers.accept}'. Ask for openapi.json for JSON.`);
-    return send(request, reply, await document((request.params as { version: string }).version, 'yaml'));
+    return send(request, reply, await document(request, 'yaml'));
   });
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     files ??= pageFiles();
@@ -135,24 +139,32 @@ const PAGE = `<!DOCTYPE html>
 <body>
 <div id="reference"></div>
 <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script>
 <script src="${DOCS_PATH}/reference.js"></script>
 </body>
 </html>
 `;
 
-// The page's start: the document of the version its query names (`?version=12.2.1.0`, from a fixed
-// list), every operation folded, "try it" sending the X-Requested-By header a write needs. Requests
-// go to this origin with the browser's login (or the one given with the Authorize button).
+// The page's start: one document per tree (the whole one is too large for a page to lay out), the
+// version and the tree from the page's query (`?version=12.2.1.0&tree=domainRuntime`, from fixed
+// lists), every operation folded, "try it" sending the X-Requested-By header a write needs.
+// Requests go to this origin with the browser's login (or the one given with the Authorize button).
 const START = `'use strict';
 (function () {
-  var known = ['latest', '12.2.1.3.0', '12.2.1.0'];
-  var asked = new URLSearchParams(window.location.search).get('version');
-  var version = known.indexOf(asked) >= 0 ? asked : 'latest';
+  var versions = ['latest', '12.2.1.3.0', '12.2.1.0'];
+  var trees = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime', 'lifecycle', 'versions'];
+  var query = new URLSearchParams(window.location.search);
+  var version = versions.indexOf(query.get('version')) >= 0 ? query.get('version') : 'latest';
+  var tree = trees.indexOf(query.get('tree')) >= 0 ? query.get('tree') : 'edit';
+  // From the origin, never relative to the page: a page opened with a login in its URL would
+  // make every relative fetch carry it, which browsers refuse.
+  var base = window.location.origin + '${BASE}/' + version + '/openapi.json?tree=';
   window.ui = SwaggerUIBundle({
-    // From the origin, never relative to the page: a page opened with a login in its URL would
-    // make every relative fetch carry it, which browsers refuse.
-    url: window.location.origin + '${BASE}/' + version + '/openapi.json',
+    urls: trees.map(function (name) { return { url: base + name, name: name }; }),
+    'urls.primaryName': tree,
     dom_id: '#reference',
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
     deepLinking: true,
     docExpansion: 'none',
     defaultModelsExpandDepth: -1,

@@ -53,7 +53,16 @@ test("the page's start script loads this server's document, and that URL serves 
   const start = await get('/management/appserver/docs/reference.js');
   assert.equal(start.status, 200);
   assert.match(start.text, /SwaggerUIBundle\(/);
-  assert.match(start.text, /window\.location\.origin \+ '\/management\/appserver\/' \+ version \+ '\/openapi\.json'/);
+  assert.match(start.text, /window\.location\.origin \+ '\/management\/appserver\/' \+ version \+ '\/openapi\.json\?tree='/);
+  // One document per tree: each URL the page lists serves that tree's paths only.
+  const trees = /var trees = \[([^\]]+)\]/.exec(start.text)![1]!.split(',').map((t) => t.trim().replace(/'/g, ''));
+  assert.deepEqual(trees, ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime', 'lifecycle', 'versions']);
+  const edit = await get('/management/appserver/latest/openapi.json?tree=edit');
+  assert.equal(edit.status, 200);
+  const editDoc = JSON.parse(edit.text);
+  assert.deepEqual(editDoc.tags.map((t: any) => t.name), ['edit']);
+  assert.ok(Object.keys(editDoc.paths).every((p) => p.startsWith('/appserver/latest/edit')));
+  assert.ok(editDoc.components.schemas.Server && !editDoc.components.schemas.ServerRuntime, 'only the components the tree uses');
   assert.match(start.text, /X-Requested-By/, 'try it sends the header writes need');
   const doc = await get('/management/appserver/latest/openapi.json', { accept: 'application/json,*/*' });
   assert.equal(doc.status, 200);

@@ -210,6 +210,23 @@ test('each version spelling has its document; the deprecated one shows what was 
   assert.equal(missing.json.status, 404);
 });
 
+test('a document per tree: its paths, the components they use, valid; an unknown tree is a 404, a repeated one a 400', async () => {
+  const r = await call(`${srv.latest}/openapi.json?tree=lifecycle`);
+  assert.equal(r.status, 200);
+  const lcm = r.json;
+  assert.ok(Object.keys(lcm.paths).length > 10);
+  assert.ok(Object.keys(lcm.paths).every((p) => p.startsWith('/lifecycle')), Object.keys(lcm.paths).join(' '));
+  assert.ok(lcm.components.schemas.Environment);
+  assert.ok(Object.keys(lcm.components.schemas).length < 60, 'no schemas of other trees');
+  const result = await new Validator().validate(structuredClone(lcm));
+  assert.equal(result.valid, true, JSON.stringify(result.errors)?.slice(0, 1000));
+  const unknown = await call(`${srv.latest}/openapi.json?tree=nosuch`);
+  assert.equal(unknown.status, 404);
+  const twice = await call(`${srv.latest}/openapi.json?tree=edit&tree=lifecycle`);
+  assert.equal(twice.status, 400);
+  assert.match(twice.text, /tree/);
+});
+
 test('the documents need a login; an Accept they cannot meet is a 406 in the error envelope', async () => {
   const anonymous = await call(`${srv.latest}/openapi.json`, { auth: null });
   assert.equal(anonymous.status, 401);

@@ -66,6 +66,9 @@ test("before it starts, nothing listens on a managed server's port; the administ
   const ready = await request(`${srv.origin}/appserver/ready`, { auth: null });
   assert.equal(ready.status, 200, ready.text);
   assert.deepEqual(ready.json, { server: 'AdminServer', state: 'RUNNING' });
+  // Only reading it goes without credentials.
+  const post = await request(`${srv.origin}/appserver/ready`, { auth: null, method: 'POST', body: {}, headers: { 'x-requested-by': 'probe' } });
+  errorDetails(post, 401, 'POST without credentials');
 });
 
 test('ms1 and ms2 started with a port offset answer on their own ports with their own runtime', async () => {
