@@ -27,6 +27,8 @@ export interface RuntimeFigures {
   /** `partition` is '' for a resource group of the domain. */
   resourceGroupState(partition: string, group: string): string;
   dataSourceFigures(server: string, partition: string, dataSource: string): Record<string, unknown>;
+  /** The JDBC service of a server: its health, which names the data sources that cannot use their database. */
+  jdbcServiceFigures(server: string): Record<string, unknown>;
   poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined;
   adapterFigures(server: string, adapter: string): Record<string, unknown>;
   /** What is paused on a JMS server, or on one of its destinations. */
@@ -108,6 +110,7 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
     const { server, partition } = bean.scope;
     return server === undefined || partition === undefined ? undefined : { ...ctx.runtime.partitionStateOn(partition, server) };
   });
+  derive(`${R}JDBCServiceRuntimeMBean`, (bean, ctx) => (bean.scope.server === undefined ? undefined : ctx.runtime.jdbcServiceFigures(bean.scope.server)));
   derive(`${R}JDBCDataSourceRuntimeMBean`, (bean, ctx) => {
     const server = bean.scope.server;
     return server === undefined ? undefined : ctx.runtime.dataSourceFigures(server, bean.scope.partition ?? '', itemName(bean));

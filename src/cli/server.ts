@@ -176,6 +176,8 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(opts.timings ? { timings: opts.timings } : {}),
     ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
   });
+  // The data sources of the running servers reach their databases from now on.
+  opened.domain.runtime.dataSources.start();
   const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.scheduler)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({

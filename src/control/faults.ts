@@ -4,6 +4,7 @@
 import { badRequest, notFound } from '../core/problems.js';
 import type { FaultHooks } from '../core/faults.js';
 import type { Scheduler } from '../core/clock.js';
+import { globMatch } from './glob.js';
 
 export const FAULT_KINDS = ['startFailure', 'crash', 'slow', 'hang', 'status', 'drop', 'dataSourceDown', 'deploymentFailure', 'jmsServerDown'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -50,8 +51,6 @@ export interface Fault {
   created: number;
   /** Times it fired. */
   hits: number;
-  /** Compiled `urlPattern`. */
-  pattern?: RegExp;
 }
 
 /** What a request matching a fault's pattern meets. */
@@ -67,12 +66,6 @@ export interface FaultTargets {
   /** Servers a deployment target stands for (a cluster's members, or the server itself). */
   serversOf(target: string): string[];
   crash(server: string, message: string): void;
-}
-
-/** `*` matches any run of characters, `?` one; everything else stands for itself. The path is matched without its query. */
-export function compilePattern(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
 }
 
 function text(body: Record<string, unknown>, key: string, max = MAX_TEXT): string | undefined {
@@ -166,7 +159,6 @@ export class Faults implements FaultHooks {
       ...(expires !== undefined ? { expiresAt: now + Math.round(expires * 1000) } : {}),
       created: now,
       hits: 0,
-      ...(scope.urlPattern ? { pattern: compilePattern(scope.urlPattern) } : {}),
     };
     if (k === 'crash') {
       // Checked and done before the fault is listed: a crash that cannot happen leaves nothing.
@@ -260,7 +252,7 @@ export class Faults implements FaultHooks {
 
   /** What a request meets: the first active fault whose pattern matches its path (and method). */
   forRequest(method: string, path: string): RequestFault | undefined {
-    const f = this.fire(['status', 'drop', 'slow', 'hang'], (x) => x.pattern !== undefined && (x.method === undefined || x.method === method) && x.pattern.test(path));
+    const f = this.fire(['status', 'drop', 'slow', 'hang'], (x) => x.scope.urlPattern !== undefined && (x.method === undefined || x.method === method) && globMatch(x.scope.urlPattern, path));
     if (!f) return undefined;
     switch (f.kind) {
       case 'status':

@@ -1,6 +1,7 @@
 // The request journal: the last N requests the server answered, so a test can assert what its
 // client did. A ring of plain records; reading filters it, newest first.
 import { badRequest } from '../core/problems.js';
+import { globMatch } from './glob.js';
 
 export interface JournalEntry {
   id: number;
@@ -66,7 +67,6 @@ export class Journal {
 
   /** Matching entries, newest first. */
   read(filter: JournalFilter = {}): JournalEntry[] {
-    const pattern = filter.path === undefined ? undefined : filter.path.includes('*') ? new RegExp(`^${filter.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`) : undefined;
     const out: JournalEntry[] = [];
     const all = this.ordered();
     for (let i = all.length - 1; i >= 0 && out.length < (filter.limit ?? Infinity); i--) {
@@ -75,7 +75,7 @@ export class Journal {
       if (filter.method !== undefined && e.method !== filter.method) continue;
       if (filter.user !== undefined && e.user !== filter.user) continue;
       if (filter.status !== undefined && e.status !== filter.status) continue;
-      if (filter.path !== undefined && !(pattern ? pattern.test(e.path.split('?')[0]!) : e.path.includes(filter.path))) continue;
+      if (filter.path !== undefined && !(filter.path.includes('*') ? globMatch(filter.path, e.path.split('?')[0]!) : e.path.includes(filter.path))) continue;
       out.push(e);
     }
     return out;

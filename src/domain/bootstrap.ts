@@ -147,6 +147,8 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   const behaviours = standardBehaviours(catalog);
   const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
   const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now(), opts.portOffset ?? 0, new ApplicationArchives(opts.archiveDir));
+  // Data sources open their pools once the process serves (openManagement); passwords open here.
+  runtime.dataSources.configure({ openSecret: (sealed) => secrets.open(sealed), scheduler, log: opts.log ?? SILENT_LOG });
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
   const topology = () => new Topology(configService.config);
   const tasks = new TaskEngine(scheduler);

@@ -208,6 +208,8 @@ export class Domain implements DomainParts {
   }
 
   async close(): Promise<void> {
+    // Every connection to a data source's database closes with the domain.
+    await this.runtime.dataSources.closeAll();
     await this.persistence.flush();
     await this.coordinator.stop();
     await this.store.close();

@@ -1,6 +1,6 @@
 // JDBC data source runtimes (ops E.3; rc JDBCDataSourceRuntime): state transitions, tests and
 // maintenance, and the asynchronous suspend and shutdown that return tasks.
-import { badRequest } from '../core/problems.js';
+import { badGateway, badRequest } from '../core/problems.js';
 import { serverTaskPrefix } from '../runtime/tasks.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import { BOOL, INT, JDBC_TASK, OPERATOR, READERS, RT, STRING, VOID, action, ov, p, query, str, task } from './declare.js';
@@ -34,8 +34,8 @@ function stateOf(call: Invocation, use: OperationServices): string {
   return use.engine.dataSourceState(w.server, w.partition, w.ds);
 }
 
-/** A synchronous transition or maintenance step, refused (changing nothing) from the wrong state. */
-const transition = (op: string) => (call: Invocation, use: OperationServices) => {
+/** A transition or maintenance step, refused (changing nothing) from the wrong state. */
+const transition = (op: string) => async (call: Invocation, use: OperationServices) => {
   const t = DATA_SOURCE[op]!;
   const w = where(call);
   const state = stateOf(call, use);
@@ -43,8 +43,21 @@ const transition = (op: string) => (call: Invocation, use: OperationServices) =>
     throw badRequest(`Data source '${w.ds}' on ${w.server} is ${state}; '${op}' can only be done when it is ${t.from.join(' or ')}. Nothing was changed.`);
   }
   if (t.to) use.engine.setDataSourceState(w.server, w.partition, w.ds, t.to);
+  await maintain(op, w, use);
   return DONE;
 };
+
+/** What a maintenance step does to the data source's pool of real connections. */
+async function maintain(op: string, w: { server: string; partition: string; ds: string }, use: OperationServices): Promise<void> {
+  const pools = use.engine.dataSources;
+  if (op === 'reset') {
+    // The pool is made again; a database that still cannot be used is told, not hidden.
+    const reason = await pools.reset(w.server, w.partition, w.ds);
+    if (reason !== null) throw badGateway(`Data source '${w.ds}' on ${w.server} was reset, but its new pool cannot use its database: ${reason}`);
+  } else if (op === 'shrink') await pools.shrink(w.server, w.partition, w.ds);
+  else if (op === 'clearStatementCache') await pools.clearStatementCache(w.server, w.partition, w.ds);
+  else if (op === 'resetStatistics') pools.resetStatistics(w.server, w.partition, w.ds);
+}
 
 /** Suspend or shut down over `operationSecs`: a task in the data source's `tasks`, its last one in `lastTask`. */
 const gradually = (op: 'asyncSuspend' | 'asyncShutdown', to: string) => (call: Invocation, use: OperationServices) => {
@@ -68,13 +81,16 @@ export const dataSourceOperations: OperationDefinition[] = [
   defineOperation(task(DS, 'asyncSuspend', [ov(JDBC_TASK, p('operationSecs', INT))], OPERATOR), gradually('asyncSuspend', 'Suspended')),
   defineOperation(task(DS, 'asyncShutdown', [ov(JDBC_TASK, p('operationSecs', INT))], OPERATOR), gradually('asyncShutdown', 'Shutdown')),
   ...['reset', 'shrink', 'clearStatementCache', 'dumpPool', 'dumpPoolProfile', 'resetStatistics'].map((op) => defineOperation(action(DS, op, [ov(VOID)], OPERATOR), transition(op))),
-  // The test reserves a connection, so it counts as an action; a null return means it passed.
-  defineOperation(action(DS, 'testPool', [ov(STRING)], READERS), (call, use) => {
-    const state = stateOf(call, use);
+  // The test reserves a connection and runs the test statement on it, so it counts as an action;
+  // a null return means it passed, a string says why it failed.
+  defineOperation(action(DS, 'testPool', [ov(STRING)], READERS), async (call, use) => {
     const w = where(call);
-    const lost = use.engine.faults.dataSourceDown(w.ds, w.server);
-    if (lost !== undefined) return returns(`Connection test failed: data source '${w.ds}' cannot reach its database: ${lost}`);
-    return returns(state === 'Running' ? null : `Connection test failed: data source '${w.ds}' is ${state}.`);
+    const state = stateOf(call, use);
+    if (state !== 'Running') return returns(`Connection test failed: data source '${w.ds}' is ${state}.`);
+    const pools = use.engine.dataSources;
+    // The pool's own test; where this process runs no pool (not started), only an injected fault fails it.
+    const reason = pools.has(w.server, w.partition, w.ds) ? await pools.testPool(w.server, w.partition, w.ds) : (use.engine.faults.dataSourceDown(w.ds, w.server) ?? null);
+    return returns(reason === null ? null : `Connection test failed: data source '${w.ds}' cannot reach its database: ${reason}`);
   }),
   defineOperation(query(DS, 'poolExists', [ov(BOOL, str('poolName'))]), (call) => {
     const name = call.args.poolName;

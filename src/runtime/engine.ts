@@ -15,6 +15,8 @@ import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } 
 import { Messaging, pauseKey } from './messaging.js';
 import { channelBeans, moduleBeans, storeBeans } from './workload-beans.js';
 import { ConnectorPools } from './pools.js';
+import { DataSources } from './data-sources/pools.js';
+import { dataSourceSettings } from './data-sources/settings.js';
 import { type ServerEndpoints, endpointOf, serverEndpoints } from './endpoints.js';
 import { ServedRequests } from './served.js';
 import {
@@ -65,6 +67,8 @@ export class RuntimeEngine implements RuntimeFigures {
   domainTree = new BeanTree();
   readonly serverTrees = new Map<string, BeanTree>();
   readonly pools = new ConnectorPools();
+  /** The JDBC data sources of the running servers, with their connections to their databases. */
+  readonly dataSources = new DataSources((ds, server) => this.faults.dataSourceDown(ds, server));
   /** The named edit sessions, shown as edit session configurations. */
   editSessions: () => EditSessionView[] = () => [];
   /** Faults injected through the control interface (none unless it is enabled). */
@@ -167,6 +171,7 @@ export class RuntimeEngine implements RuntimeFigures {
       this.state.sslChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
+      this.dataSources.dropServer(name);
       this.workload.dropServer(name);
       // What was paused on its JMS servers ends with them.
       const hosted = new Set(this.messaging.jmsServersOn(this.topology, name).map((j) => j.name));
@@ -297,9 +302,7 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   dataSourceState(server: string, partition: string, ds: string): string {
-    const state = this.state.dataSources.get(`${server}/${partition}/${ds}`) ?? 'Running';
-    // A data source that lost its database is unhealthy until the database is back.
-    return state === 'Running' && this.faults.dataSourceDown(ds, server) !== undefined ? 'Unhealthy' : state;
+    return this.state.dataSources.get(`${server}/${partition}/${ds}`) ?? 'Running';
   }
 
   /** The data source's last asynchronous task (shown as its `lastTask` reference). */
@@ -311,6 +314,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   setDataSourceState(server: string, partition: string, ds: string, state: string): void {
     this.state.dataSources.set(`${server}/${partition}/${ds}`, state);
+    this.dataSources.setState(server, partition, ds, state);
     this.onStateChange();
   }
 
@@ -324,10 +328,42 @@ export class RuntimeEngine implements RuntimeFigures {
     return partitionWire(this.partitionOn(partition, server));
   }
 
+  /**
+   * The data source's figures. Its state is the operator's (Running, Suspended, Shutdown), except
+   * that a running data source whose database cannot be used is Unhealthy, one whose first attempt
+   * to reach it has not ended is Unknown, and one whose every connection is taken while requests
+   * wait is Overloaded.
+   */
   dataSourceFigures(server: string, partition: string, ds: string): Record<string, unknown> {
-    const state = this.dataSourceState(server, partition, ds);
-    const figures = state === 'Running' ? this.workload.dataSource(server, partition, ds) : undefined;
-    return { ...figures, state, enabled: state !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+    const operator = this.dataSourceState(server, partition, ds);
+    const live = this.dataSources.figures(server, partition, ds) ?? {};
+    const health = this.dataSources.health(server, partition, ds);
+    let state = operator;
+    // A data source that lost its database (an injected fault) is unhealthy until the database is back.
+    if (operator === 'Running' && this.faults.dataSourceDown(ds, server) !== undefined) state = 'Unhealthy';
+    else if (operator === 'Running' && health) {
+      if (health.health === 'failed') state = 'Unhealthy';
+      else if (health.health === 'pending') state = 'Unknown';
+      else if (Number(live.waitingForConnectionCurrentCount ?? 0) > 0 && Number(live.numAvailable ?? 0) === 0) state = 'Overloaded';
+    }
+    // Connection figures: a real pool's are the pool's own; the workload model gives them only to a
+    // running data source whose database answers and whose connections this process does not hold
+    // (one checked by TCP). A data source that cannot reach its database shows no invented ones.
+    const modelled = state === 'Running' && !this.dataSources.hasPool(server, partition, ds) ? this.workload.dataSource(server, partition, ds) : undefined;
+    return { ...modelled, ...live, state, enabled: operator !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
+  }
+
+  /** The JDBC service's health on a server: a warning naming each data source that cannot use its database. */
+  jdbcServiceFigures(server: string): Record<string, unknown> {
+    const failing = this.dataSources.failing(server);
+    const symptoms = failing.map((f) => ({
+      type: 'jdbc',
+      severity: 'medium',
+      instanceId: f.partition === '' ? f.name : `${f.partition}/${f.name}`,
+      info: f.reason,
+    }));
+    // `warn`, the token this product version uses (as the thread pool's health does).
+    return { healthState: { state: failing.length > 0 ? 'warn' : 'ok', subsystemName: 'JDBC', partitionName: null, symptoms } };
   }
 
   poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined {
@@ -399,6 +435,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (!this.state.runningSince.has(s.name)) this.state.runningSince.set(s.name, this.now());
       this.serverTrees.set(s.name, this.buildServerTree(s));
     }
+    this.dataSources.keepServers(new Set(this.serverTrees.keys()));
     this.serversChanged();
   }
 
@@ -425,6 +462,11 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     this.topology = this.followDynamicServers(topology);
     for (const name of servers) this.refreshServer(name);
+    // A data source's descriptor (its URL, user, password, pool sizes) shows in no tree, but its
+    // pools follow it: the servers running data sources take the new descriptor up.
+    if (changes.some((c) => c.identity.includes('JDBCSystemResources'))) {
+      for (const name of [...this.serverTrees.keys()]) if (!servers.has(name)) this.refreshServerTree(name);
+    }
     // Ports may have moved: the listeners look again.
     if (servers.size > 0) this.serversChanged();
   }
@@ -480,6 +522,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (ref) this.domainTree.remove(ref.key);
       this.serverTrees.delete(name);
       this.state.runningSince.delete(name);
+      this.dataSources.dropServer(name);
       return;
     }
     if (!this.state.servers.has(name)) this.state.servers.set(name, 'SHUTDOWN');
@@ -550,6 +593,7 @@ export class RuntimeEngine implements RuntimeFigures {
   private buildServerTree(server: NamedBean): BeanTree {
     const t = this.topology;
     const b = new TreeBuilder(this.catalog, new BeanTree());
+    this.dataSources.beginServer(server.name);
     const admin = server.name === t.adminServerName;
     const adminServer = t.servers().find((s) => s.name === t.adminServerName);
     const endpoints = this.endpoints(server.name);
@@ -595,25 +639,20 @@ export class RuntimeEngine implements RuntimeFigures {
     const facts: ServerFacts = { heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB, servedChannel, pools: new Map() };
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
     for (const ds of t.items([], 'JDBCSystemResources')) {
-      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, facts, '');
+      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, facts, '');
     }
     for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p, facts);
     this.messaging.build(b, root, t, server.name);
     storeBeans(b, root, t, server.name);
     this.workload.setFacts(server.name, facts);
+    this.dataSources.endServer(server.name);
     return b.tree;
   }
 
   /** Subsystems of a running server that are not healthy: its data sources that failed or are overloaded. */
   private unhealthySubsystems(server: string): Record<string, unknown>[] {
-    const out: Record<string, unknown>[] = [];
-    for (const [key, state] of this.state.dataSources) {
-      if (!key.startsWith(`${server}/`) || (state !== 'Unhealthy' && state !== 'Overloaded')) continue;
-      const ds = key.slice(key.lastIndexOf('/') + 1);
-      const health = state === 'Unhealthy' ? 'critical' : 'overloaded';
-      out.push({ state: health, subsystemName: 'JDBC', partitionName: null, symptoms: [{ type: 'jdbc', severity: 'high', instanceId: ds, info: `data source ${ds} is ${state}` }] });
-    }
-    return out;
+    const jdbc = this.jdbcServiceFigures(server).healthState as { state: string };
+    return jdbc.state === 'ok' ? [] : [jdbc];
   }
 
   private applicationRuntime(b: TreeBuilder, parent: BeanRef, connectors: BeanRef, server: string, app: NamedBean, baseURL: string): void {
@@ -671,20 +710,13 @@ export class RuntimeEngine implements RuntimeFigures {
     }
   }
 
-  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, facts: ServerFacts, partition: string): void {
-    const pool = this.topology.bean([...ds.identity, 'JDBCResource', 'JDBCConnectionPoolParams'])?.values ?? {};
-    const max = Math.max(1, Number(pool.maxCapacity ?? 15) || 15);
-    facts.pools.set(`${partition}/${ds.name}`, { initial: Math.min(max, Math.max(0, Number(pool.initialCapacity ?? 1) || 0)), max });
+  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {
+    const settings = dataSourceSettings(this.topology, ds.identity);
+    this.dataSources.want(server, partition, ds.name, settings, this.dataSourceState(server, partition, ds.name));
+    facts.pools.set(`${partition}/${ds.name}`, { initial: settings.initialCapacity, max: settings.maxCapacity });
     b.item(parent, 'JDBCDataSourceRuntimeMBeans', ds.name, {
       deploymentState: 2,
       moduleId: ds.name,
-      currCapacity: 1,
-      numAvailable: 1,
-      highestNumAvailable: 1,
-      connectionsTotalCount: 1,
-      databaseProductName: 'PostgreSQL',
-      driverName: 'org.postgresql.Driver',
-      properties: {},
     });
   }
 
@@ -700,7 +732,7 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const rg of this.topology.resourceGroups(p)) {
       if (!this.topology.resourceGroupServers(p, rg).includes(server)) continue;
       if (this.resourceGroupState(p.name, rg.name) === 'SHUTDOWN') continue;
-      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, facts, p.name);
+      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, server, facts, p.name);
     }
   }
 }

@@ -6,8 +6,9 @@
 // Also: the interface is absent unless enabled, Admin only, X-Requested-By on writes, and bad
 // fault descriptions refused whole with the property named.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { ASYNC, assertAccepted, completed, createUser, errorDetails, names, request } from '../support/runtime-server.js';
+import { ASYNC, assertAccepted, completed, createUser, errorDetails, names, pollUntil, request } from '../support/runtime-server.js';
 import { type ControlServer, linkOf, startControlServer } from '../support/control.js';
 
 const LC = 'domainRuntime/serverLifeCycleRuntimes';
@@ -216,7 +217,16 @@ test('slow: a matched path answers after the latency; a hung path answers once t
   assert.equal((await pending).status, 200);
 });
 
-test('dataSourceDown: the data source is Unhealthy and testPool fails with the message, until the fault goes', async () => {
+test('dataSourceDown: the data source is Unhealthy and testPool fails with the message, until the fault goes', async (t) => {
+  // The data source's database: a port that accepts connections (an Oracle URL is checked by TCP).
+  const database = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => database.close(resolve)));
+  const url = `jdbc:oracle:thin:@127.0.0.1:${(database.address() as net.AddressInfo).port}:ORCL`;
+  const driver = 'edit/partitions/partition1/resourceGroups/partition1-rg/JDBCSystemResources/partition1-ds/JDBCResource/JDBCDriverParams';
+  assert.equal((await srv.admin.post(driver, { url })).status, 200);
+  const dsState = async () => (await srv.admin.get(`${DS}?links=none&fields=state`)).json.state;
+  await pollUntil(dsState, (s) => s === 'Running', 'the data source reaching its database');
   const f = await addFault({ kind: 'dataSourceDown', dataSource: 'partition1-ds', message: 'the database host is unreachable' });
   const state = await srv.admin.get(`${DS}?links=none&fields=state`);
   assert.equal(state.json.state, 'Unhealthy');
@@ -224,7 +234,8 @@ test('dataSourceDown: the data source is Unhealthy and testPool fails with the m
   assert.equal(test1.status, 200, test1.text);
   assert.match(test1.json.return, /partition1-ds' cannot reach its database: the database host is unreachable/);
   await srv.ctl.del(linkOf(f, 'self'));
-  assert.equal((await srv.admin.get(`${DS}?links=none&fields=state`)).json.state, 'Running');
+  // The database is tried again as soon as the fault has gone.
+  await pollUntil(dsState, (s) => s === 'Running', 'the data source reaching its database again');
   assert.deepEqual((await srv.admin.post(`${DS}/testPool`, {})).json, { return: null });
 });
 

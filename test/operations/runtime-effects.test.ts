@@ -182,10 +182,13 @@ test('SSL channels: restartSSLChannels takes up the SSL configuration of a manag
 
 test('restartSystemResource: a data source suspended or shut down runs again', async () => {
   const ds = 'serverRuntime/partitionRuntimes/partition1/JDBCPartitionRuntime/JDBCDataSourceRuntimeMBeans/partition1-ds';
+  // Running, or Unhealthy where nothing answers at the demo's database address (localhost:5432).
+  const running = (await fields(ds, 'state')).state;
+  assert.ok(['Running', 'Unhealthy'].includes(running), running);
   await ok(`${ds}/suspend`);
   assert.equal((await fields(ds, 'state')).state, 'Suspended');
   await ok('domainRuntime/restartSystemResource', { resource: ['partitions', 'partition1', 'resourceGroups', 'partition1-rg', 'JDBCSystemResources', 'partition1-ds'] });
-  assert.equal((await fields(ds, 'state')).state, 'Running');
+  assert.equal((await fields(ds, 'state')).state, running);
   const bad = errorDetails(await admin.post('domainRuntime/restartSystemResource', { resource: ['JDBCSystemResources', 'none'] }), 400, 'no such resource');
   assert.match(bad[0]!, /must reference a system resource/);
 });

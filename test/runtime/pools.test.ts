@@ -1,8 +1,11 @@
 // Pools over HTTP: the JDBC data source runtime of partition1 through its states (testPool telling
 // the truth in each), and the connection pool of the demo resource adapter: a connection held by the
 // inventory application's work endpoint makes `reset` refuse, releasing it lets `reset` succeed;
-// forceReset, testPool, getRA/getConnectionPool references, suspendAll/resumeAll.
+// forceReset, testPool, getRA/getConnectionPool references, suspendAll/resumeAll. The data source
+// points at a port of the test that accepts connections (an Oracle URL: its database is checked by
+// TCP), so its database is reachable.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Client, type RuntimeServer, errorDetails, pollUntil, startRuntimeServer } from '../support/runtime-server.js';
 
@@ -11,16 +14,27 @@ const CS = 'serverRuntime/connectorServiceRuntime';
 const RA = `${CS}/activeRAs/demo-adapter`;
 const POOL = `${RA}/connectionPools/eis%2Fdemo-adapter`;
 
+const DRIVER = 'edit/partitions/partition1/resourceGroups/partition1-rg/JDBCSystemResources/partition1-ds/JDBCResource/JDBCDriverParams';
+
 let srv: RuntimeServer;
 let admin: Client;
+let database: net.Server;
 
 before(async () => {
+  database = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
   srv = await startRuntimeServer();
   admin = srv.admin;
+  const port = (database.address() as net.AddressInfo).port;
+  const r = await admin.post(DRIVER, { url: `jdbc:oracle:thin:@127.0.0.1:${port}:ORCL`, driverName: 'oracle.jdbc.OracleDriver' });
+  assert.equal(r.status, 200, r.text);
+  // The first check of the new address ends quickly: the port accepts connections.
+  await pollUntil(dsState, (s) => s === 'Running', 'the data source reaching its database');
 });
 
 after(async () => {
   await srv.stop(true);
+  await new Promise((resolve) => database.close(resolve));
 });
 
 async function dsState(): Promise<string> {

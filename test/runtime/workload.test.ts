@@ -4,6 +4,7 @@
 // with non-zero figures that grow exactly as the clock moves; the modules of an uploaded archive
 // are its component runtimes; a hogging thread pool warns; paused insertion stops a destination.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { GAUGE_STEP_MS, threadPool } from '../../src/runtime/workload.js';
 import { ASYNC, type Client, type RuntimeServer, pollUntil, request, startRuntimeServer } from '../support/runtime-server.js';
@@ -14,6 +15,8 @@ const LC = 'domainRuntime/serverLifeCycleRuntimes';
 
 let srv: RuntimeServer;
 let admin: Client;
+/** The data source's database: a port that accepts connections (an Oracle URL is checked by TCP). */
+let database: net.Server;
 
 async function ok(path: string, body: unknown = {}, status = [200, 201]): Promise<any> {
   const r = await admin.post(path, body);
@@ -34,6 +37,8 @@ const SHOP = webXml([
 ]);
 
 before(async () => {
+  database = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
   srv = await startRuntimeServer();
   admin = srv.admin;
   await ok('edit/changeManager/startEdit');
@@ -45,6 +50,7 @@ before(async () => {
   await ok('edit/JMSSystemResources/orders/JMSResource/topics', { name: 'Events', subDeploymentName: 'sd1' });
   await ok('edit/JDBCSystemResources', { name: 'appDS', targets: [{ identity: ['clusters', 'cluster1'] }] });
   await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCConnectionPoolParams', { initialCapacity: 2, maxCapacity: 8 });
+  await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCDriverParams', { url: `jdbc:oracle:thin:@127.0.0.1:${(database.address() as net.AddressInfo).port}:ORCL` });
   await ok('edit/servers/ms2/serverStart', { arguments: '-Xms256m -Xmx1g -Dsome.flag=1' });
   await ok('edit/servers/ms2/networkAccessPoints', { name: 'internal', protocol: 't3', listenPort: 7010 });
   await ok('edit/changeManager/activate');
@@ -56,10 +62,13 @@ before(async () => {
   assert.equal(r.status, 202, r.text);
   srv.advance(5_000);
   await lifecycle('ms1', 'start', 'RUNNING');
+  // The data source's first check of its database ends at once: the port accepts connections.
+  await pollUntil(() => admin.get(`${MS1}/JDBCServiceRuntime/JDBCDataSourceRuntimeMBeans/appDS?links=none&fields=state`), (x) => x.json?.state === 'Running', 'appDS Running');
 });
 
 after(async () => {
   await srv?.stop(true);
+  await new Promise((resolve) => database?.close(resolve));
 });
 
 const level = (fields: string[], children?: Record<string, unknown>) => ({ links: [], fields, ...(children ? { children } : {}) });

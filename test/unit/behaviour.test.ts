@@ -248,6 +248,7 @@ describe('derived values', () => {
       partitionStateOn: (p, s) => (calls.push(`partitionStateOn ${p} ${s}`), { state: 'ADMIN', subState: null }),
       resourceGroupState: (p, g) => (calls.push(`resourceGroupState '${p}' ${g}`), 'SHUTDOWN'),
       dataSourceFigures: (s, p, d) => (calls.push(`dataSource ${s} '${p}' ${d}`), { state: 'Running' }),
+      jdbcServiceFigures: (s) => (calls.push(`jdbc ${s}`), { healthState: { state: 'ok' } }),
       poolFigures: (s, pool, adapter) => (calls.push(`pool ${s} ${pool} ${adapter}`), { state: 'Running' }),
       adapterFigures: (s, a) => (calls.push(`adapter ${s} ${a}`), { state: 'Activated' }),
       jmsFigures: (j, d) => (calls.push(`jms ${j} ${d ?? '-'}`), { productionPaused: false }),

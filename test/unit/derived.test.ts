@@ -43,7 +43,8 @@ function view(tree: BeanTree, identity: string[]): BeanView {
 
 /** The derived values of a bean, as a configuration tree shows them. */
 function derived(tree: BeanTree, identity: string[]): Record<string, unknown> {
-  const ctx = { config: new ConfigIndex(tree) } as unknown as Parameters<typeof derivedValues>[2];
+  // Configuration beans: no runtime, so no workload figures either.
+  const ctx = { config: new ConfigIndex(tree), runtime: {} } as unknown as Parameters<typeof derivedValues>[2];
   return derivedValues(behaviours, view(tree, identity), ctx) ?? {};
 }
 
