@@ -155,7 +155,7 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
 export function derivedValues(registry: BehaviourRegistry, bean: BeanView, ctx: DerivedContext): Record<string, unknown> | undefined {
   const derived = registry.find(DERIVED, bean.type)?.(bean, ctx);
   // The model's figures, under what is known for real (states, this process's own figures).
-  const modelled = workloadValues(registry, ctx.runtime.workload, bean);
+  const modelled = workloadValues(registry, ctx.runtime?.workload, bean);
   const own = modelled && derived ? { ...modelled, ...derived } : (derived ?? modelled);
   const config = ctx.config;
   if (!config) return own;

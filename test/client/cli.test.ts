@@ -136,6 +136,14 @@ test('create and delete wrap edit sessions; describe reads the type of a path', 
   assert.deepEqual(start.access.invoke, ['Admin', 'Operator']);
   assert.equal(start.returnsTask, true);
 
+  // A collection of several types: --type picks one, and its own properties are taken (and typed).
+  const providers = 'edit/securityConfiguration/realms/myrealm/authenticationProviders';
+  ok(await cli(['create', providers, 'cliLdap', '--type', 'appserver.security.providers.authentication.LDAPAuthenticator', 'controlFlag=OPTIONAL', 'host=ldap.example', 'port=1389']), 'create a provider');
+  const ldap = (await srv.admin.get(`${providers.replace(/^edit/, 'serverConfig')}/cliLdap?links=none&fields=host,port,controlFlag`)).json;
+  assert.deepEqual(ldap, { host: 'ldap.example', port: 1389, controlFlag: 'OPTIONAL' });
+  const notLdap = await cli(['create', providers, 'cliOther', 'host=ldap.example']);
+  assert.equal(notLdap.code, 2, `a property of another type was taken: ${notLdap.err}`);
+
   ok(await cli(['delete', 'edit/clusters/cliCluster']), 'delete');
   assert.equal((await srv.admin.get('serverConfig/clusters/cliCluster')).status, 404);
 });

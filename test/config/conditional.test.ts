@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ESC, type Client, type Reply, assertProblem, client, createUser, errorItems } from '../support/edit.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { call, startTestServer, type TestServer } from '../support/server.js';
 import { sharedStoreAvailable, startSharedPair } from '../support/shared-store.js';
 
 let srv: TestServer;
@@ -212,6 +212,21 @@ describe('If-Match on changes: a stale tag is a 412 and changes nothing', () => 
     assert.equal((await admin.post('edit/changeManager/activate', {}, { 'if-match': current })).status, 200);
     assert.equal(await valueOf(admin, 'serverConfig/servers/ms2', 'listenPort'), 7399);
   });
+});
+
+test('the Lifecycle Manager: its resources are tagged, and a stale If-Match keeps a delete from happening', async () => {
+  const lc = (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+    call(`${srv.origin}/management/lifecycle/latest/${path}`, { ...init, headers: { 'x-requested-by': 'conditional-tests', ...init.headers } });
+  assert.equal((await lc('environments', { method: 'POST', body: { name: 'cond-env' } })).status, 201);
+  const read = await lc('environments/cond-env');
+  const tag = etagOf(read, 'GET environments/cond-env');
+  assert.equal((await lc('environments/cond-env', { headers: { 'if-none-match': tag } })).status, 304);
+  const list = etagOf(await lc('environments'), 'GET environments');
+  assert.equal((await lc('environments', { headers: { 'if-none-match': list } })).status, 304);
+  assertPreconditionFailed(await lc('environments/cond-env', { method: 'DELETE', headers: { 'if-match': '"an-older-tag-0000000000"' } }), 'delete with a stale tag', tag);
+  assert.equal((await lc('environments/cond-env')).status, 200, 'still there');
+  assert.equal((await lc('environments/cond-env', { method: 'DELETE', headers: { 'if-match': tag } })).status, 200);
+  assert.equal((await lc('environments/cond-env')).status, 404);
 });
 
 test('the OpenAPI document describes the tags, the conditions and their answers, the pending diff and dryRun', async () => {

@@ -46,7 +46,8 @@ export function beanTable(bean: Record<string, unknown>): string {
 export function itemsTable(items: Record<string, unknown>[], columns?: string[]): string {
   const present = (k: string) => items.some((i) => i[k] !== undefined);
   const cols = columns ?? ['type', 'state', 'healthState'].filter(present);
-  const rows = items.map((i) => [cell(i.name ?? (Array.isArray(i.identity) ? (i.identity as string[]).at(-1) : '')), ...cols.map((c) => cell(i[c]))]);
+  // Items are named by `name`, else by the last segment of their identity (versions by `version`).
+  const rows = items.map((i) => [cell(i.name ?? (Array.isArray(i.identity) ? (i.identity as string[]).at(-1) : undefined) ?? i.version ?? ''), ...cols.map((c) => cell(i[c]))]);
   return table(['NAME', ...cols.map((c) => c.toUpperCase())], rows);
 }
 

@@ -58,7 +58,8 @@ export async function typeAt(path: string, wireType?: string): Promise<PathType 
     name = child[1];
     item = child[2] === 'c';
   }
-  if (!item && wireType !== undefined && facts[name]?.s !== wireType) {
+  // The `type` a bean shows (or that a creation names) picks the subtype the path's declared type allows.
+  if (wireType !== undefined && facts[name]?.s !== wireType) {
     const kind = facts[name]?.k;
     const candidates = Object.entries(facts).filter(([, f]) => f.s === wireType);
     const pick = candidates.find(([, f]) => f.k === kind) ?? candidates[0];
