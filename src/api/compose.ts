@@ -110,7 +110,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   // The watch journal: this server's changes, in the store; the hub follows it for this server's watchers.
   const { window, ...limits } = deps.watch ?? {};
   const journal = new WatchJournal(domain.store, domain.log, window ?? DEFAULT_WINDOW);
-  connectSources(journal, { configService: domain.configService, persistence: domain.persistence });
+  connectSources(journal, { configService: domain.configService, persistence: domain.persistence, onRestored: (fn) => domain.onRestored(fn) });
   const hub = new WatchHub(domain.store, domain.log, limits, journal.window);
   journal.onWritten = () => hub.wake();
   return {

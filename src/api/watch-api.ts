@@ -4,7 +4,7 @@ import { managementVersion } from '../catalog/versions.js';
 import { badRequest, notFound } from '../core/problems.js';
 import { authorize } from '../security/authorize.js';
 import type { StoredWatchEvent } from '../store/store.js';
-import { type ChangedBean, WATCH_KINDS, type WatchEvent, type WatchKind, isWatchKind, under } from '../watch/events.js';
+import { type ChangedBean, RESTORED, WATCH_KINDS, type WatchEvent, type WatchKind, isWatchKind, under } from '../watch/events.js';
 import type { WatchHub, WatchSink } from '../watch/hub.js';
 import type { Caller } from './caller.js';
 
@@ -102,6 +102,17 @@ function eventIdOf(value: string): number {
 
 /** What a watcher is shown of an event: nothing when it is not of its kinds or not below its path. */
 export function view(e: StoredWatchEvent, filter: WatchFilter): WatchEvent | undefined {
+  // Whatever a watcher follows may have changed: every one of them is told.
+  if (e.kind === RESTORED) {
+    return {
+      id: e.id,
+      kind: 'reset',
+      time: e.time,
+      reason: 'restored',
+      resumeFrom: e.id,
+      detail: 'The domain was restored from a snapshot: read the resources again, then follow the events after this one.',
+    };
+  }
   if (!isWatchKind(e.kind) || !filter.kinds.has(e.kind)) return undefined;
   const head = { id: e.id, kind: e.kind, time: e.time };
   if (e.kind === 'activation') {

@@ -176,6 +176,13 @@ export class Domain implements DomainParts {
    * activation records stay. What was on its way (a server starting) in the captured state ends
    * where it was going, and its unfinished tasks are failed: nothing runs them any more.
    */
+  private readonly restoredListeners: (() => void)[] = [];
+
+  /** Called after the whole domain was replaced by saved rows (a snapshot restored). */
+  onRestored(fn: () => void): void {
+    this.restoredListeners.push(fn);
+  }
+
   async restoreRows(rows: DomainRows): Promise<void> {
     await this.persistence.flush();
     const state = entriesToState(Object.fromEntries(rows.runtime.map(([k, data]) => [k, JSON.parse(data) as unknown])));
@@ -197,6 +204,7 @@ export class Domain implements DomainParts {
     this.persistence.saveState();
     await this.persistence.flush();
     await this.coordinator.settle();
+    for (const fn of this.restoredListeners) fn();
   }
 
   async close(): Promise<void> {

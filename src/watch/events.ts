@@ -15,7 +15,8 @@ export function isWatchKind(value: string): value is WatchKind {
 /** An event as a watcher receives it (the data of one Server-Sent Event). */
 export interface WatchEvent {
   id: number;
-  kind: WatchKind;
+  /** `reset` when the watcher must read everything again. */
+  kind: WatchKind | 'reset';
   /** Epoch milliseconds when the change was stored. */
   time: number;
   [field: string]: unknown;
@@ -57,6 +58,14 @@ export function activationEvent(result: ActivationResult, record: { user: string
 }
 
 const DR = 'domainRuntime';
+
+/** The journal's kind for a change of everything at once, told to every watcher as a `reset`. */
+export const RESTORED = 'restored';
+
+/** The event of a domain replaced whole (a snapshot restored): watchers must read everything again. */
+export function restoredEvent(time: number): WatchEventWrite {
+  return { time, kind: RESTORED, data: {} };
+}
 
 /**
  * The event of one runtime state entry that changed (runtime/state.ts keys them as JSON arrays),

@@ -38,7 +38,7 @@ export class WatchJournal {
         const batch = this.pending;
         this.pending = [];
         const ids = await this.store.appendWatchEvents(batch);
-        this.newest = Math.max(this.newest, ...ids);
+        this.newest = Math.max(this.newest, ids[ids.length - 1] ?? 0);
         this.onWritten();
         await this.trim();
       })

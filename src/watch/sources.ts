@@ -4,14 +4,23 @@
 import type { ConfigService } from '../config/config-service.js';
 import type { RuntimePersistence } from '../runtime/persistence.js';
 import type { WatchEventWrite } from '../store/store.js';
-import { activationEvent, runtimeEvent, taskEvent } from './events.js';
+import { activationEvent, restoredEvent, runtimeEvent, taskEvent } from './events.js';
 import type { WatchJournal } from './journal.js';
 
 /** Task fingerprints remembered, so that a task saved again unchanged is not told twice. */
 const REMEMBERED_TASKS = 10_000;
 
-export function connectSources(journal: WatchJournal, parts: { configService: ConfigService; persistence: RuntimePersistence }): void {
+export interface WatchedParts {
+  configService: ConfigService;
+  persistence: RuntimePersistence;
+  /** Registers a call for when the whole domain was replaced (a snapshot restored). */
+  onRestored: (fn: () => void) => void;
+}
+
+export function connectSources(journal: WatchJournal, parts: WatchedParts): void {
   const { configService, persistence } = parts;
+  // Everything may have changed at once: every watcher is told to read again.
+  parts.onRestored(() => journal.append([restoredEvent(Date.now())]));
   // Before the runtime follows the activation, so its event comes before those of what it starts.
   configService.onActivation((result) => {
     // What another server activated, it journals; a dry run changed nothing.

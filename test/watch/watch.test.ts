@@ -44,6 +44,7 @@ async function start(watchOptions: Record<string, number> = {}): Promise<Started
     maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     // Managed servers do not open ports of their own here (test runs would fight over them).
     listeners: false,
+    control: true,
     watch: { heartbeatMs: 200, ...watchOptions },
   });
   const latest = `http://127.0.0.1:${server.port}/management/appserver/latest`;
@@ -226,6 +227,22 @@ test('watches per user are bounded (429 beyond), heartbeats keep an idle stream 
     await new Promise((r) => setTimeout(r, 20));
   }
   for (const s of [...open, admins]) s.close();
+});
+
+test('a snapshot restored tells every watcher, whatever it follows, to read again', async () => {
+  const control = (path: string) => srv.latest.replace('/management/appserver/latest', `/management/appserver-control/${path}`);
+  const saved = await request(control('snapshots'), { method: 'POST', body: { name: 'watchBase' }, headers: { 'x-requested-by': 't' } });
+  assert.equal(saved.status, 201, saved.text);
+  const narrow = await watch(`${srv.latest}/watch?path=${LC}/nothing-here&kinds=task`, adminAuth);
+  await activate(srv.admin, [{ name: 'wr1' }]);
+  const restored = await request(control('snapshots/watchBase/restore'), { method: 'POST', body: {}, headers: { 'x-requested-by': 't' } });
+  assert.equal(restored.status, 200, restored.text);
+  const reset = await narrow.next((e) => e.event === 'reset', 'the reset of the restore');
+  assert.equal(reset.data.reason, 'restored');
+  assert.equal(reset.id, String(reset.data.resumeFrom));
+  assert.match(reset.data.detail, /restored from a snapshot/);
+  assert.equal(narrow.events.length, 1, narrow.text());
+  narrow.close();
 });
 
 test('a Last-Event-ID older than the window gets a reset event, then live events; the stream ends cleanly when the server stops', async () => {
