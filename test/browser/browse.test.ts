@@ -113,6 +113,16 @@ describe('the HTML view in a browser', { skip }, () => {
     assert.match(await page.locator('#actions .task[data-action="start"]').innerText(), /already RUNNING/);
   });
 
+  test('the API reference page loads in the browser and shows the operations of a tree', async () => {
+    const started = Date.now();
+    await page.goto(`${srv.origin}/management/appserver/docs`);
+    // Swagger UI renders a large document: allow it the time a loaded machine needs.
+    await page.locator('.swagger-ui .opblock-tag').first().waitFor({ timeout: 150_000 });
+    console.log(`# the API reference page showed its first tree after ${Date.now() - started} ms`);
+    assert.match(await page.locator('.swagger-ui .info .title').innerText(), /appserver/i);
+    assert.ok((await page.locator('.swagger-ui .opblock-tag').count()) > 0);
+  });
+
   test('creates a bean from a collection\'s create form', async () => {
     await page.goto(`${srv.latest}/edit/machines`);
     await ready();
