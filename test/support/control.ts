@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
 import { ManualScheduler } from '../../src/core/clock.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
-import { ADMIN, type Client, client } from './runtime-server.js';
-import { TEST_MAX_EVENT_LOOP_DELAY } from './server.js';
-import { storeFor } from './store.js';
+import { type Client, client, testServerOptions } from './runtime-server.js';
 
 export interface ControlServer {
   server: RunningServer;
@@ -34,21 +32,12 @@ export interface ControlServer {
 export async function startControlServer(opts: { manual?: boolean; control?: boolean; timings?: Partial<LifecycleTimings>; portOffset?: number } = {}): Promise<ControlServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'appserver-control-'));
   const scheduler = opts.manual === false ? undefined : new ManualScheduler();
-  const store = await storeFor(dataDir);
   const server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    ...(store ? { store } : {}),
-    logLevel: 'silent',
-    quiet: true,
-    adminUser: ADMIN.user,
-    adminPassword: ADMIN.password,
+    ...(await testServerOptions(dataDir)),
     ...(scheduler ? { scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
-    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     control: opts.control ?? true,
-    ...(opts.portOffset !== undefined ? { portOffset: opts.portOffset } : { listeners: false }),
+    ...(opts.portOffset !== undefined ? { portOffset: opts.portOffset, listeners: true } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const controlUrl = `${origin}/management/appserver-control`;

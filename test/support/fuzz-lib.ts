@@ -178,6 +178,8 @@ export class Api {
  */
 export function envelopeProblem(method: string, r: RawReply, accept?: string): string | undefined {
   if (r.error) return `no answer: ${r.error}`;
+  // The console's address sends a browser on to the console's page (scripts probe /console).
+  if (r.status === 302 && r.headers.location === '/console/') return undefined;
   // A browser's GET gets the answer as a page (src/browse): the same status, said in the page.
   if (/^text\/html\b/.test(String(r.headers['content-type'] ?? ''))) {
     if ((method !== 'GET' && method !== 'HEAD') || !/text\/html/i.test(accept ?? '')) return `an HTML answer to ${method} with Accept ${JSON.stringify(accept ?? null)}`;

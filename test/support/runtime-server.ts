@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, startServer } from '../../src/cli/server.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/cli/server.js';
 import { storeFor } from './store.js';
 import { TEST_MAX_EVENT_LOOP_DELAY } from './server.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
@@ -107,27 +107,40 @@ export interface RuntimeServerOptions {
   leaseCheckMs?: number;
 }
 
+/**
+ * What every test server starts with: loopback on a free port, the data directory's store (SQLite,
+ * or a PostgreSQL database of its own under APPSERVER_TEST_PG), quiet, the test administrator, a
+ * tolerant overload check, and managed servers without ports of their own (test runs would fight
+ * over them) unless a test gives an offset.
+ */
+export async function testServerOptions(dataDir: string, store?: string): Promise<ServerOptions> {
+  const where = store ?? (await storeFor(dataDir));
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    ...(where ? { store: where } : {}),
+    logLevel: 'silent',
+    quiet: true,
+    adminUser: ADMIN.user,
+    adminPassword: ADMIN.password,
+    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
+    listeners: false,
+  };
+}
+
 export async function startRuntimeServer(
   dataDir = mkdtempSync(join(tmpdir(), 'appserver-runtime-')),
   timings?: Partial<LifecycleTimings>,
   options: RuntimeServerOptions = {},
 ): Promise<RuntimeServer> {
   const scheduler = new ManualScheduler();
-  const store = options.store ?? (await storeFor(dataDir));
   const server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    ...(store ? { store } : {}),
-    logLevel: 'silent',
-    quiet: true,
-    adminUser: ADMIN.user,
-    adminPassword: ADMIN.password,
+    ...(await testServerOptions(dataDir, options.store)),
     scheduler,
-    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
     ...(timings ? { timings } : {}),
     // Test runs would fight over the managed servers' ports: they listen only when a test asks.
-    ...(options.portOffset !== undefined ? { portOffset: options.portOffset } : { listeners: false }),
+    ...(options.portOffset !== undefined ? { portOffset: options.portOffset, listeners: true } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.leaseCheckMs !== undefined ? { leaseCheckMs: options.leaseCheckMs } : {}),
   });

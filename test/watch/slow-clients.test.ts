@@ -11,10 +11,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
 import { ManualScheduler } from '../../src/core/clock.js';
-import { ADMIN, ASYNC, type Client, assertAccepted, client, completed, createUser } from '../support/runtime-server.js';
-import { TEST_MAX_EVENT_LOOP_DELAY } from '../support/server.js';
+import { ADMIN, ASYNC, type Client, assertAccepted, client, completed, createUser, testServerOptions } from '../support/runtime-server.js';
 import { openStream, watch } from '../support/sse.js';
-import { storeFor } from '../support/store.js';
 
 const PARTITION = 'domainRuntime/domainPartitionRuntimes/partition0/partitionLifeCycleRuntime';
 const BACKLOG = 64 * 1024;
@@ -37,21 +35,10 @@ async function cycle(): Promise<void> {
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'appserver-watch-slow-'));
-  const store = await storeFor(dataDir);
   scheduler = new ManualScheduler();
   server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    ...(store ? { store } : {}),
-    logLevel: 'silent',
-    quiet: true,
-    adminUser: ADMIN.user,
-    adminPassword: ADMIN.password,
+    ...(await testServerOptions(dataDir)),
     scheduler,
-    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
-    // Managed servers do not open ports of their own here (test runs would fight over them).
-    listeners: false,
     template: { servers: 300, clusters: 1, partitions: 1, applications: 0, running: true },
     watch: { heartbeatMs: 200, maxBacklogBytes: BACKLOG, maxWatchersPerUser: 1 },
   });

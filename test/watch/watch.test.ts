@@ -10,10 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningServer, startServer } from '../../src/cli/server.js';
 import { ManualScheduler } from '../../src/core/clock.js';
-import { ADMIN, ASYNC, type Client, adminAuth, assertAccepted, basic, client, completed, createUser, errorDetails, request } from '../support/runtime-server.js';
-import { TEST_MAX_EVENT_LOOP_DELAY } from '../support/server.js';
+import { ADMIN, ASYNC, type Client, adminAuth, assertAccepted, basic, client, completed, createUser, errorDetails, request, testServerOptions } from '../support/runtime-server.js';
 import { type SseEvent, increasingIds, openStream, watch } from '../support/sse.js';
-import { storeFor } from '../support/store.js';
 
 const LC = 'domainRuntime/serverLifeCycleRuntimes';
 const START_MS = 120_000;
@@ -29,21 +27,10 @@ interface Started {
 
 async function start(watchOptions: Record<string, number> = {}): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'appserver-watch-'));
-  const store = await storeFor(dataDir);
   const scheduler = new ManualScheduler();
   const server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    ...(store ? { store } : {}),
-    logLevel: 'silent',
-    quiet: true,
-    adminUser: ADMIN.user,
-    adminPassword: ADMIN.password,
+    ...(await testServerOptions(dataDir)),
     scheduler,
-    maxEventLoopDelay: TEST_MAX_EVENT_LOOP_DELAY,
-    // Managed servers do not open ports of their own here (test runs would fight over them).
-    listeners: false,
     control: true,
     watch: { heartbeatMs: 200, ...watchOptions },
   });

@@ -12450,6 +12450,8 @@ export interface CurrentUser extends BeanBase {
   partitionName?: string | null;
   /** read-only */
   user?: string | null;
+  /** read-only */
+  roles?: string[] | null;
 }
 /** appserver.management.rest.bean.model.Version (`type`: "Version"; rest). */
 export interface ModelVersion extends BeanBase {
