@@ -19,6 +19,8 @@ const ADMIN_SERVER = [['servers', 'AdminServer']];
 let srv: RuntimeServer;
 let admin: Client;
 const listeners: net.Server[] = [];
+// Sockets the test's listeners accepted: closing a listener waits for them, so they are ended first.
+const sockets: net.Socket[] = [];
 
 before(async () => {
   srv = await startRuntimeServer();
@@ -27,6 +29,7 @@ before(async () => {
 
 after(async () => {
   await srv?.stop(true);
+  for (const s of sockets) s.destroy();
   for (const l of listeners) await new Promise((resolve) => l.close(resolve));
 });
 
@@ -41,7 +44,10 @@ async function closedPort(): Promise<number> {
 
 /** A port that accepts connections and `onSocket` does what it likes with them. */
 async function listening(onSocket: (socket: net.Socket) => void): Promise<number> {
-  const s = net.createServer(onSocket);
+  const s = net.createServer((socket) => {
+    sockets.push(socket);
+    onSocket(socket);
+  });
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   listeners.push(s);
   return (s.address() as net.AddressInfo).port;
