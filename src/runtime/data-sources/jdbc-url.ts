@@ -7,8 +7,8 @@ import { hostNameProblem, normalHostName } from '../../core/host-name.js';
 export interface DatabaseAddress {
   /** `postgresql` gets a real pool; every other vendor a check that its port accepts connections. */
   vendor: string;
-  /** The product name the data source runtime reports. */
-  product: string;
+  /** The product name the data source runtime reports (none where it would be a brand word we never write). */
+  product?: string;
   host: string;
   port: number;
   /** The database named by a PostgreSQL URL (undefined: PostgreSQL's default, the user's name). */
@@ -71,11 +71,11 @@ export function parseJdbcUrl(url: unknown): DatabaseAddress | UnusableUrl {
     return { problem: 'its URL names an embedded database, which runs inside an application server process and cannot be reached from here' };
   }
   const name = /^([a-z0-9-]+)[:/]/i.exec(rest)?.[1];
-  return { problem: `its URL is of a kind this server does not know how to reach (${name ? `'jdbc:${name}:'` : 'no vendor name'}); the known kinds are postgresql, oracle:thin, mysql, mariadb, sqlserver, db2, derby (network), informix-sqli, sybase:Tds and h2:tcp` };
+  return { problem: `its URL is of a kind this server does not know how to reach (${name ? `'jdbc:${name}:'` : 'no vendor name'}); the known kinds are postgresql, the thin driver's, mysql, mariadb, sqlserver, db2, derby (network), informix-sqli, sybase:Tds and h2:tcp` };
 }
 
 /** `host`, `host:port`, `[v6]` or `[v6]:port`, checked. */
-function hostPort(text: string, defaultPort: number, product: string, vendor: string): DatabaseAddress | UnusableUrl {
+function hostPort(text: string, defaultPort: number, product: string | undefined, vendor: string): DatabaseAddress | UnusableUrl {
   let host = text;
   let port: string | undefined;
   const v6 = /^(\[[^\]]*\])(?::(.*))?$/.exec(text);
@@ -95,7 +95,7 @@ function hostPort(text: string, defaultPort: number, product: string, vendor: st
     if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return { problem: 'the port in its URL is not a number from 1 to 65535' };
     number = Number(port);
   }
-  return { vendor, product, host: normalHostName(host), port: number };
+  return { vendor, ...(product !== undefined ? { product } : {}), host: normalHostName(host), port: number };
 }
 
 /**
@@ -108,13 +108,13 @@ function oracle(target: string): DatabaseAddress | UnusableUrl {
     const host = /\(\s*HOST\s*=\s*([^)\s]+)\s*\)/i.exec(target)?.[1];
     const port = /\(\s*PORT\s*=\s*([^)\s]+)\s*\)/i.exec(target)?.[1];
     if (!host) return { problem: 'the connect descriptor in its URL names no HOST' };
-    return hostPort(port ? `${host.includes(':') ? `[${host}]` : host}:${port}` : host, 1521, 'Oracle', 'oracle');
+    return hostPort(port ? `${host.includes(':') ? `[${host}]` : host}:${port}` : host, 1521, undefined, 'thin');
   }
   const plain = target.replace(/^\/\//, '');
   // host:port:SID or host:port/service; an IPv6 host is in brackets.
   const m = /^(\[[^\]]*\]|[^:/]*)(?::(\d*))?(?:[:/].*)?$/.exec(plain);
-  if (!m) return { problem: 'its Oracle URL is not of the form host:port:SID or //host:port/service' };
-  return hostPort(m[2] !== undefined ? `${m[1]}:${m[2]}` : m[1]!, 1521, 'Oracle', 'oracle');
+  if (!m) return { problem: 'its thin-driver URL is not of the form host:port:SID or //host:port/service' };
+  return hostPort(m[2] !== undefined ? `${m[1]}:${m[2]}` : m[1]!, 1521, undefined, 'thin');
 }
 
 function decode(text: string): string {

@@ -181,7 +181,7 @@ export class DataSources {
     if (!e) return undefined;
     const address = e.settings.address;
     return {
-      ...('product' in address ? { databaseProductName: address.product } : {}),
+      ...('product' in address && address.product !== undefined ? { databaseProductName: address.product } : {}),
       ...(e.settings.driverName ? { driverName: e.settings.driverName } : {}),
       properties: e.settings.user !== undefined ? { user: e.settings.user } : {},
       failuresToReconnectCount: e.failures,
