@@ -84,7 +84,11 @@ export class Lockouts {
     if (address !== '') entries.push({ kind: 'address', key: address, threshold: policy.threshold * ADDRESS_FACTOR });
     const now = this.now();
     const [u, a] = await this.store.countLoginFailure(entries, now, policy.resetMs, policy.durationMs);
-    const outcome = { userLocked: this.noteLock('user', user, u!, now), addressLocked: a ? this.noteLock('address', address, a, now) : false, count: u!.count };
+    const outcome = {
+      userLocked: this.noteLock('user', user, u!, now, entries[0]!.threshold),
+      addressLocked: a ? this.noteLock('address', address, a, now, entries[1]!.threshold) : false,
+      count: u!.count,
+    };
     if (outcome.userLocked) this.figures.lockouts++;
     const failing = await this.store.countFailingUsers(now - policy.resetMs, now);
     this.figures.usersHigh = Math.max(this.figures.usersHigh, failing);
@@ -96,12 +100,15 @@ export class Lockouts {
     return outcome;
   }
 
-  /** Records a lockout the store just made; true when it began with this failure. */
-  private noteLock(kind: LoginFailureKind, key: string, state: LoginFailures, now: number): boolean {
+  /**
+   * Records a lockout the store holds; true when it began with this failure. That is read from the
+   * store's count (the lock begins at the failure that reaches the threshold), not from what this
+   * server knew: a shared store's notice of the new lock may arrive before this answer does.
+   */
+  private noteLock(kind: LoginFailureKind, key: string, state: LoginFailures, now: number, threshold: number): boolean {
     if (state.lockedUntil <= now) return false;
-    const known = this.locks.get(`${kind}:${key}`);
     this.locks.set(`${kind}:${key}`, state.lockedUntil);
-    return known === undefined || known <= now;
+    return state.count === threshold;
   }
 
   /**
