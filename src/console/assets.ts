@@ -2,7 +2,7 @@
 // is written with (Preact and htm, from node_modules), read once and served as they are. They hold
 // no data, so they are served without credentials; everything the console shows it reads through
 // the REST interface with the credentials its own sign-in form takes.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ export interface ConsoleAsset {
 }
 
 const JS = 'text/javascript; charset=utf-8';
+const TYPES: Record<string, string> = { '.js': JS, '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 function ownDir(): string {
   for (const candidate of ['./static/', '../../../src/console/static/']) {
@@ -33,15 +34,17 @@ function distDir(name: string): string {
 function load(): Map<string, ConsoleAsset> {
   const own = ownDir();
   const file = (path: string) => readFileSync(path);
-  return new Map<string, ConsoleAsset>([
-    ['/', { type: 'text/html; charset=utf-8', body: file(join(own, 'index.html')) }],
-    ['/app.js', { type: JS, body: file(join(own, 'app.js')) }],
-    ['/app.css', { type: 'text/css; charset=utf-8', body: file(join(own, 'app.css')) }],
-    ['/vendor/preact.mjs', { type: JS, body: file(join(distDir('preact'), 'preact.mjs')) }],
-    // The hooks import Preact by its package name; a browser without an import map needs a path.
-    ['/vendor/hooks.mjs', { type: JS, body: Buffer.from(readFileSync(join(distDir('preact/hooks'), 'hooks.mjs'), 'utf8').replace(/from\s*["']preact["']/g, 'from"./preact.mjs"')) }],
-    ['/vendor/htm.mjs', { type: JS, body: file(join(distDir('htm'), 'htm.mjs')) }],
-  ]);
+  const served = new Map<string, ConsoleAsset>([['/', { type: 'text/html; charset=utf-8', body: file(join(own, 'index.html')) }]]);
+  // Every module and style sheet of the folder: each view of the console is a module of its own.
+  for (const name of readdirSync(own)) {
+    const type = TYPES[name.slice(name.lastIndexOf('.'))];
+    if (type) served.set(`/${name}`, { type, body: file(join(own, name)) });
+  }
+  served.set('/vendor/preact.mjs', { type: JS, body: file(join(distDir('preact'), 'preact.mjs')) });
+  // The hooks import Preact by its package name; a browser without an import map needs a path.
+  served.set('/vendor/hooks.mjs', { type: JS, body: Buffer.from(readFileSync(join(distDir('preact/hooks'), 'hooks.mjs'), 'utf8').replace(/from\s*["']preact["']/g, 'from"./preact.mjs"')) });
+  served.set('/vendor/htm.mjs', { type: JS, body: file(join(distDir('htm'), 'htm.mjs')) });
+  return served;
 }
 
 let assets: Map<string, ConsoleAsset> | undefined;

@@ -1,0 +1,135 @@
+// The dashboard: servers with state, health and live charts, clusters, running tasks, activations.
+import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
+import { HISTORY, Sparkline } from './charts.js';
+import { api, followTask, html, mb, show, taskFailed } from './lib.js';
+
+const POLL_MS = 2000;
+
+const SERVERS_QUERY = {
+  fields: [],
+  links: [],
+  children: {
+    serverLifeCycleRuntimes: { fields: ['name', 'state'], links: [], children: { tasks: { fields: ['name', 'operation', 'progress', 'running', 'completed', 'taskStatus', 'taskError', 'serverName'], links: [] } } },
+    serverRuntimes: {
+      fields: ['name', 'state', 'healthState'],
+      links: [],
+      children: {
+        JVMRuntime: { fields: ['heapSizeCurrent', 'heapFreeCurrent'], links: [] },
+        threadPoolRuntime: { fields: ['executeThreadTotalCount', 'completedRequestCount', 'hoggingThreadCount'], links: [] },
+      },
+    },
+  },
+};
+
+function useDomain(enabled) {
+  const [domain, setDomain] = useState(undefined);
+  const [error, setError] = useState(undefined);
+  const history = useRef(new Map());
+  const refresh = useCallback(async () => {
+    try {
+      const found = (await api('POST', 'domainRuntime/search', SERVERS_QUERY)).json;
+      const running = new Map((found.serverRuntimes?.items || []).map((s) => [s.name, s]));
+      const now = Date.now();
+      for (const [name, s] of running) {
+        const h = history.current.get(name) || { heap: [], threads: [], rate: [], last: undefined };
+        const used = s.JVMRuntime ? s.JVMRuntime.heapSizeCurrent - s.JVMRuntime.heapFreeCurrent : undefined;
+        const completed = s.threadPoolRuntime?.completedRequestCount;
+        const rate = h.last && typeof completed === 'number' ? ((completed - h.last.completed) * 1000) / Math.max(1, now - h.last.at) : undefined;
+        h.last = typeof completed === 'number' ? { completed, at: now } : h.last;
+        for (const [key, v] of [['heap', used], ['threads', s.threadPoolRuntime?.executeThreadTotalCount], ['rate', rate]]) {
+          h[key] = [...h[key], v].slice(-HISTORY);
+        }
+        history.current.set(name, h);
+      }
+      setDomain({ servers: found.serverLifeCycleRuntimes?.items || [], running, history: history.current, at: now });
+      setError(undefined);
+    } catch (err) {
+      setError(err.message);
+    }
+  }, []);
+  useEffect(() => {
+    if (!enabled) return undefined;
+    refresh();
+    const timer = setInterval(refresh, POLL_MS);
+    return () => clearInterval(timer);
+  }, [enabled, refresh]);
+  return { domain, error, refresh };
+}
+
+const LIFECYCLE = ['start', 'suspend', 'resume', 'shutdown', 'forceShutdown'];
+
+function ServerRow({ server, runtime, history, mayOperate, onTask }) {
+  const [task, setTask] = useState(undefined);
+  const [error, setError] = useState(undefined);
+  const run = async (operation) => {
+    setError(undefined);
+    try {
+      const r = await api('POST', `domainRuntime/serverLifeCycleRuntimes/${encodeURIComponent(server.name)}/${operation}`, {}, { Prefer: 'respond-async' });
+      const url = r.location || r.json?.links?.find((l) => l.rel === 'job')?.href;
+      await followTask(url, r.json, setTask);
+      onTask();
+    } catch (err) {
+      setError(err.message);
+    }
+  };
+  const health = runtime?.healthState?.state;
+  const used = runtime?.JVMRuntime ? runtime.JVMRuntime.heapSizeCurrent - runtime.JVMRuntime.heapFreeCurrent : undefined;
+  return html`<tr data-server=${server.name}>
+    <th scope="row">${server.name}</th>
+    <td class=${`state ${String(server.state).toLowerCase()}`} data-field="state">${server.state}</td>
+    <td class=${`health ${health || ''}`}>${health || ''}</td>
+    <td>${mb(used)}<br /><${Sparkline} values=${history?.heap || []} label=${`heap ${server.name}`} /></td>
+    <td>${runtime?.threadPoolRuntime?.executeThreadTotalCount ?? ''}<br /><${Sparkline} values=${history?.threads || []} label=${`threads ${server.name}`} /></td>
+    <td><${Sparkline} values=${history?.rate || []} label=${`requests ${server.name}`} /></td>
+    <td class="actions">
+      ${mayOperate && LIFECYCLE.map((op) => html`<button type="button" data-op=${op} onClick=${() => run(op)}>${op}</button>`)}
+      ${task && html`<div class=${`task ${task.completed ? (taskFailed(task) ? 'failed' : 'done') : 'running'}`} data-task=${task.operation}>
+        <progress max="1" value=${task.completed ? 1 : undefined}></progress>
+        ${' '}${task.taskStatus} ${task.progress}${taskFailed(task) ? `: ${show(task.taskError)}` : ''}
+      </div>`}
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+    </td>
+  </tr>`;
+}
+
+export function Dashboard({ user }) {
+  const { domain, error, refresh } = useDomain(true);
+  const [activations, setActivations] = useState([]);
+  const [clusters, setClusters] = useState([]);
+  useEffect(() => {
+    api('GET', 'edit/changeManager/activations?links=none')
+      .then((r) => setActivations((r.json.items || []).slice(-5).reverse()))
+      .catch(() => setActivations([]));
+    api('GET', 'domainConfig/clusters?links=none&fields=name,servers')
+      .then((r) => setClusters(r.json.items || []))
+      .catch(() => setClusters([]));
+  }, [domain?.at && Math.floor(domain.at / 10000)]);
+  const mayOperate = user.roles.includes('Admin') || user.roles.includes('Operator');
+  const tasks = (domain?.servers || []).flatMap((s) => (s.tasks?.items || []).filter((t) => t.running));
+  const stateOf = new Map((domain?.servers || []).map((s) => [s.name, s.state]));
+  return html`<section aria-labelledby="servers-h">
+      <h2 id="servers-h">Servers</h2>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      ${!domain ? html`<p>Reading the domain…</p>` : html`<div class="scroll"><table class="servers">
+        <thead><tr><th>Server</th><th>State</th><th>Health</th><th>Heap used</th><th>Threads</th><th>Requests/s</th><th>Lifecycle</th></tr></thead>
+        <tbody>${domain.servers.map((s) => html`<${ServerRow} key=${s.name} server=${s} runtime=${domain.running.get(s.name)} history=${domain.history.get(s.name)} mayOperate=${mayOperate} onTask=${refresh} />`)}</tbody>
+      </table></div>`}
+    </section>
+    <section aria-labelledby="clusters-h">
+      <h2 id="clusters-h">Clusters</h2>
+      <ul class="clusters">${clusters.map((c) => {
+        // Derived references come as {identity}, plain references as identity arrays.
+        const members = (c.servers || []).map((ref) => (Array.isArray(ref) ? ref : ref.identity || [])).map((id) => id[id.length - 1]);
+        const up = members.filter((m) => stateOf.get(m) === 'RUNNING').length;
+        return html`<li data-cluster=${c.name}><strong>${c.name}</strong> ${up} of ${members.length} running (${members.join(', ')})</li>`;
+      })}</ul>
+    </section>
+    <section aria-labelledby="tasks-h">
+      <h2 id="tasks-h">Running tasks</h2>
+      ${tasks.length === 0 ? html`<p>None.</p>` : html`<ul>${tasks.map((t) => html`<li>${t.serverName}: ${t.operation} (${t.progress})</li>`)}</ul>`}
+    </section>
+    <section aria-labelledby="activations-h">
+      <h2 id="activations-h">Recent activations</h2>
+      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${a.completionTime || a.time || ''} ${a.user || ''}: ${(a.changes || []).length} change${(a.changes || []).length === 1 ? '' : 's'}</li>`)}</ul>`}
+    </section>`;
+}

@@ -1,0 +1,85 @@
+// What every view of the console shares: the calls of the REST interface with this tab's
+// credentials, task following, and small formatting helpers.
+import { h } from './vendor/preact.mjs';
+import htm from './vendor/htm.mjs';
+
+export const html = htm.bind(h);
+export const BASE = '/management/appserver/latest';
+const STORAGE = 'appserver-console';
+
+let credentials = JSON.parse(sessionStorage.getItem(STORAGE) || 'null');
+let onSignedOut = () => {};
+
+/** Who is told when the credentials go (the frame, which shows the sign-in form again). */
+export function whenSignedOut(handler) {
+  onSignedOut = handler;
+}
+
+export const hasCredentials = () => Boolean(credentials);
+
+/** Keeps credentials for this tab (after the server accepted them) or tries them (keep = false). */
+export function useCredentials(next, keep) {
+  credentials = next;
+  if (keep && next) sessionStorage.setItem(STORAGE, JSON.stringify(next));
+}
+
+export class CallError extends Error {
+  constructor(status, text) {
+    super(text);
+    this.status = status;
+  }
+}
+
+function problemText(status, body) {
+  const details = body && Array.isArray(body['appserver:errorsDetails']) ? body['appserver:errorsDetails'].map((d) => d.detail) : [];
+  return [body && body.detail, ...details].filter(Boolean).join(' ') || `HTTP ${status}`;
+}
+
+/** One call of the REST interface; a 401 signs the console out. */
+export async function api(method, path, body, extra = {}) {
+  const headers = {
+    Accept: 'application/json',
+    // Asks the server not to challenge: a failed sign-in shows in the form, not in a browser dialog.
+    'X-Requested-With': 'XMLHttpRequest',
+    ...(credentials ? { Authorization: `Basic ${btoa(`${credentials.user}:${credentials.password}`)}` } : {}),
+    ...(method === 'GET' ? {} : { 'X-Requested-By': 'appserver-console', 'Content-Type': 'application/json' }),
+    ...extra,
+  };
+  const url = /^(https?:)?\//.test(path) ? path : `${BASE}/${path}`;
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+  const text = await response.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (response.status === 401 && credentials) {
+    signOut('Your credentials are no longer accepted; sign in again.');
+  }
+  if (!response.ok) throw new CallError(response.status, problemText(response.status, json));
+  return { status: response.status, json, location: response.headers.get('location') };
+}
+
+export function signOut(message) {
+  credentials = null;
+  sessionStorage.removeItem(STORAGE);
+  onSignedOut(message);
+}
+
+/** Polls a task until it ends (bounded: ten minutes), reporting it as it goes. */
+export async function followTask(url, first, report) {
+  let task = first;
+  const deadline = Date.now() + 600_000;
+  while (task && !task.completed && task.running !== false && Date.now() < deadline) {
+    report(task);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Number(task.intervalToPoll) || 500, 1000)));
+    task = (await api('GET', `${url}?links=none`)).json;
+  }
+  report(task);
+  return task;
+}
+
+export const taskFailed = (t) => Boolean(t && (t.taskError || t.progress === 'failed' || /FAILED/.test(t.taskStatus || '')));
+export const show = (v) => (v === undefined ? '' : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+export const mb = (bytes) => (typeof bytes === 'number' ? `${Math.round(bytes / 1048576)} MB` : '');
