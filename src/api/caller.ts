@@ -27,6 +27,11 @@ export interface View {
   origin: string;
   /** The query parameters: `fields`, `excludeFields`, `links`, `excludeLinks`, and `before` for audit pages. */
   query?: Record<string, unknown>;
+  /**
+   * The URL as sent (path and query) when the caller sends answers as printed bytes: a read is then
+   * answered with `Answer.bytes` (and no `body` when it comes from the read cache).
+   */
+  url?: string;
 }
 
 /** An answer of the API: a status of the REST interface, a JSON body (none with 304), and headers (`Location`, `ETag`). */
@@ -34,4 +39,6 @@ export interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body printed as the wire shows it (a read for a caller that gave `View.url`). */
+  bytes?: Buffer;
 }

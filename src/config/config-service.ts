@@ -125,6 +125,8 @@ export class ConfigService {
   onLockEvent: (event: LockEvent) => void | Promise<void> = () => {};
   /** The latest activation records, newest first. */
   records: ActivationRecord[] = [];
+  /** Told when an operation that may have changed the configuration or a session ended (or failed). */
+  onChanged: () => void = () => {};
 
   private constructor(
     private readonly catalog: Catalog,
@@ -198,7 +200,7 @@ export class ConfigService {
    * operation then sees the store's state and runs once more against it.
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await fn();
@@ -215,7 +217,18 @@ export class ConfigService {
 
   /** Picks up what other servers sharing the store activated, and their session changes. */
   sync(): Promise<void> {
-    return this.mutex.run(() => this.reloadLocked());
+    return this.changing(() => this.reloadLocked());
+  }
+
+  /** Runs `fn` alone; whatever it did, changes are told when it ends (before its caller goes on). */
+  private changing<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      try {
+        return await fn();
+      } finally {
+        this.onChanged();
+      }
+    });
   }
 
   private async reloadLocked(): Promise<void> {
@@ -231,7 +244,7 @@ export class ConfigService {
    * sessions again from the store; nothing runs between the two for a request to see half of it.
    */
   replaceAll(rows: StoredBean[], version: number): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       const sessions = await this.store.sessions();
       for (const [key, record] of this.config.entries()) this.refs.remove(key, record);
       this.config.clear();

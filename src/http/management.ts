@@ -22,7 +22,7 @@ export class ManagementRoutes {
 
   async handle(request: FastifyRequest, reply: FastifyReply, at: Address): Promise<FastifyReply> {
     const caller = callerOf(request, reply);
-    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown> };
+    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, url: request.raw.url ?? request.url };
     let answer: Answer;
     if (request.isMultipart()) {
       // Admitted only where uploads are taken (the body was judged before it was read).
@@ -40,7 +40,7 @@ export class ManagementRoutes {
       for (const [k, v] of Object.entries(answer.headers ?? {})) reply.header(k, v);
       return reply.code(304).send();
     }
-    return sendJson(reply, answer.status, answer.body, answer.headers ?? {});
+    return sendJson(reply, answer.status, answer.body, answer.headers ?? {}, answer.bytes);
   }
 
   /** Judges a request before its body is read (see ManagementApi.admit). */

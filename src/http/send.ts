@@ -7,7 +7,8 @@ import { problemBody, problemHeaders, statusOf } from './errors.js';
 
 export const serialize = printJson;
 
-export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
+/** `printed`: the body printed already (a read the API answered as bytes, perhaps from its cache). */
+export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}, printed?: Buffer): FastifyReply {
   reply.code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   // `application/json` as the product sends it, without a charset (Fastify adds one to text it is
@@ -15,7 +16,7 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown, hea
   reply.header('content-type', 'application/json');
   // The product says that its answers vary with the encoding asked for.
   reply.header('vary', 'Accept-Encoding');
-  return reply.send(Buffer.from(serialize(body), 'utf8'));
+  return reply.send(printed ?? Buffer.from(serialize(body), 'utf8'));
 }
 
 /** A problem as its HTTP answer: status, headers and the JSON envelope. */
