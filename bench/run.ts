@@ -7,6 +7,7 @@ import { benchControl } from './control.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
+import { benchRenderCache } from './render-cache.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchStores } from './stores.js';
 import { benchWorkload } from './workload.js';
@@ -14,6 +15,7 @@ import { benchWorkload } from './workload.js';
 const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
   all.push([`reads ${store.label}`, () => benchReads(store)]);
+  all.push([`cache ${store.label}`, () => benchRenderCache(store)]);
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);

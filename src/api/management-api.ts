@@ -275,7 +275,8 @@ export class ManagementApi {
     const slot = (method === 'GET' || method === 'HEAD') && expect === undefined ? this.cacheSlot(caller, at, view) : undefined;
     if (slot) {
       // Locks whose time ran out are released (a change) before an earlier answer is looked up.
-      await this.parts.domain.configService.expireLapsed();
+      const config = this.parts.domain.configService;
+      if (config.anyLapsed()) await config.expireLapsed();
       const hit = this.parts.cache.get(slot.key);
       if (hit) return this.tagged(caller, { body: undefined, bytes: hit.bytes, etag: hit.etag }, `'${at.rest.join('/')}'`);
     }

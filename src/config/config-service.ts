@@ -447,6 +447,12 @@ export class ConfigService {
   }
 
   /** Whether the session's lock ran out of time (it is released at the next look). */
+  /** Whether a lock's time ran out (its session is released by the next `expireLapsed`). */
+  anyLapsed(): boolean {
+    for (const s of this.sessions.values()) if (this.lapsed(s)) return true;
+    return false;
+  }
+
   private lapsed(s: EditSession): boolean {
     const expires = s.info.lockExpires;
     return s.info.owner !== null && typeof expires === 'number' && expires <= this.now();
@@ -464,7 +470,7 @@ export class ConfigService {
 
   /** Releases every lapsed lock; costs a look at each session when none has lapsed. */
   async expireLapsed(): Promise<void> {
-    if (![...this.sessions.values()].some((s) => this.lapsed(s))) return;
+    if (!this.anyLapsed()) return;
     await this.exclusive(async () => {
       for (const s of [...this.sessions.values()]) await this.expireLocked(s);
     });

@@ -60,7 +60,8 @@ function callerOf(request: FastifyRequest, reply?: FastifyReply): Caller {
     ...(session !== undefined ? { session } : {}),
     ...(typeof prefer === 'string' ? { prefer } : {}),
     ...(conditions ? { conditions } : {}),
-    ...(reply ? { signal: clientGone(reply) } : {}),
+    // Reads do not wait: only other requests are told when their client goes away.
+    ...(reply && request.method !== 'GET' && request.method !== 'HEAD' ? { signal: clientGone(reply) } : {}),
   };
 }
 
