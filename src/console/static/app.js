@@ -6,12 +6,14 @@ import { render } from './vendor/preact.mjs';
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { ChangeCenter } from './changes.js';
 import { Dashboard } from './dashboard.js';
+import { Deployments } from './deployments.js';
 import { api, hasCredentials, html, signOut, whenSignedOut } from './lib.js';
 import { SignIn } from './signin.js';
 
 const VIEWS = [
   { id: 'dashboard', label: 'Dashboard', view: Dashboard },
   { id: 'changes', label: 'Change center', view: ChangeCenter },
+  { id: 'deployments', label: 'Deployments', view: Deployments },
 ];
 
 function App() {

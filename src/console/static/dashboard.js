@@ -1,7 +1,7 @@
 // The dashboard: servers with state, health and live charts, clusters, running tasks, activations.
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { HISTORY, Sparkline } from './charts.js';
-import { api, followTask, html, mb, show, taskFailed } from './lib.js';
+import { TaskProgress, api, followTask, html, mb } from './lib.js';
 
 const POLL_MS = 2000;
 
@@ -83,10 +83,7 @@ function ServerRow({ server, runtime, history, mayOperate, onTask }) {
     <td><${Sparkline} values=${history?.rate || []} label=${`requests ${server.name}`} /></td>
     <td class="actions">
       ${mayOperate && LIFECYCLE.map((op) => html`<button type="button" data-op=${op} onClick=${() => run(op)}>${op}</button>`)}
-      ${task && html`<div class=${`task ${task.completed ? (taskFailed(task) ? 'failed' : 'done') : 'running'}`} data-task=${task.operation}>
-        <progress max="1" value=${task.completed ? 1 : undefined}></progress>
-        ${' '}${task.taskStatus} ${task.progress}${taskFailed(task) ? `: ${show(task.taskError)}` : ''}
-      </div>`}
+      <${TaskProgress} task=${task} />
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </td>
   </tr>`;
