@@ -2,7 +2,8 @@
 // archive upload with a progress bar, and start, stop, redeploy, undeploy, each followed to its end.
 // Everything goes through the public REST interface; the view follows the watch stream to stay current.
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
-import { BASE, CallError, TaskProgress, answered, api, callHeaders, followTask, html } from './lib.js';
+import { BASE, CallError, answered, api, callHeaders, followTask, hasRole, html } from './lib.js';
+import { TaskProgress, runTask, useTask } from './tasks.js';
 import { watchDomain } from './watch.js';
 
 const DM = 'domainRuntime/deploymentManager';
@@ -22,11 +23,8 @@ const refName = (ref) => {
 const stateWord = (s) => (s === null || s === undefined ? 'not here' : String(s).replace(/^STATE_/, ''));
 const kib = (n) => `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KiB`;
 
-function roles(user) {
-  const has = (r) => (user.roles || []).includes(r);
-  const deploy = has('Admin') || has('Deployer');
-  return { deploy, startStop: deploy || has('Operator') };
-}
+/** What the user's roles allow here (the server's table: README, Roles). */
+const roles = (user) => ({ deploy: hasRole(user, 'Admin', 'Deployer'), startStop: hasRole(user, 'Admin', 'Deployer', 'Operator') });
 
 /** Reads the applications, libraries, servers and clusters; `version` moves when something changed. */
 function useDeployments() {
@@ -103,24 +101,24 @@ function StateItem({ row }) {
 
 function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
   const states = useStates(app, clusters, version);
-  const [task, setTask] = useState(undefined);
-  const [error, setError] = useState(undefined);
+  const { task, error, busy, run } = useTask(onChanged);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const run = async (operation) => {
-    setError(undefined);
+  const [undeployError, setUndeployError] = useState(undefined);
+  const path = (op) => `${DM}/appDeploymentRuntimes/${enc(app.name)}/${op}`;
+  const act = (op) => {
     setConfirming(false);
-    setTask(undefined);
-    setBusy(true);
+    setUndeployError(undefined);
+    run(path(op));
+  };
+  // The row goes as soon as the configuration does: the view shows the undeploy to its end.
+  const undeploy = async () => {
+    setConfirming(false);
+    setUndeployError(undefined);
     try {
-      const r = await api('POST', `${DM}/appDeploymentRuntimes/${enc(app.name)}/${operation}`, {}, { Prefer: 'respond-async' });
-      const url = r.location || `${DM}/deploymentProgressObjects/${enc(app.name)}`;
-      // The row goes as soon as the configuration does: the view shows the undeploy to its end.
-      await followTask(url, r.json, operation === 'undeploy' ? (t) => onUndeploy(app.name, t) : setTask);
+      await runTask(path('undeploy'), {}, (t) => onUndeploy(app.name, t));
     } catch (err) {
-      setError(`${operation}: ${err.message}`);
+      setUndeployError(`undeploy: ${err.message}`);
     } finally {
-      setBusy(false);
       onChanged();
     }
   };
@@ -137,13 +135,12 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
           : html`<ul>${states.map((s) => html`<li><${StateItem} row=${s} />${s.members.length > 0 && html`<ul>${s.members.map((m) => html`<li><${StateItem} row=${m} /></li>`)}</ul>`}</li>`)}</ul>`
     }</td>
     ${(may.startStop || may.deploy) && html`<td class="actions">
-      ${ops.map((op) => html`<button type="button" data-op=${op} disabled=${busy} onClick=${() => run(op)}>${op}</button>`)}
-      ${may.deploy && !confirming && html`<button type="button" data-op="undeploy" disabled=${busy} onClick=${() => setConfirming(true)}>undeploy</button>`}
+      ${ops.map((op) => html`<button type="button" data-op=${op} disabled=${busy} aria-label=${`${op} ${app.name}`} onClick=${() => act(op)}>${op}</button>`)}
+      ${may.deploy && !confirming && html`<button type="button" data-op="undeploy" disabled=${busy} aria-label=${`undeploy ${app.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
       ${confirming && html`<span class="confirm">Undeploy ${app.name}?
-        <button type="button" data-op="confirm-undeploy" onClick=${() => run('undeploy')}>Yes, undeploy</button>
+        <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
         <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
-      <${TaskProgress} task=${task} name=${task && `${app.name} ${opName(task)}`} />
-      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <${TaskProgress} task=${task} error=${error || undeployError} label=${app.name} name=${task && `${app.name} ${opName(task)}`} />
     </td>`}
   </tr>`;
 }
@@ -261,9 +258,8 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       <progress id="upload-progress" max=${sent.total} value=${sent.loaded} aria-label="Upload"></progress>
       <span data-percent=${percent}> ${kib(sent.loaded)} of ${kib(sent.total)} sent (${percent}%)</span>
     </div>`}
-    <${TaskProgress} task=${task} name=${task && `${task.name} ${opName(task)}`} />
+    <${TaskProgress} task=${task} error=${error} label=${task && task.name} name=${task && `${task.name} ${opName(task)}`} />
     ${note && html`<p class="note">${note}</p>`}
-    ${error && html`<p class="error" role="alert">${error}</p>`}
   </section>`;
 }
 
@@ -280,7 +276,7 @@ export function Deployments({ user }) {
       <h2 id="apps-h">Applications</h2>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       ${data.apps.length > PAGE && html`<label class="filter">Find <input type="search" value=${filter} aria-label="Find an application" onInput=${(e) => { setFilter(e.target.value); setShown(PAGE); }} /></label>`}
-      ${undeploys.length > 0 && html`<ul class="undeploys" aria-label="Undeployments">${undeploys.map((u) => html`<li>${u.name}: <${TaskProgress} task=${u.task} name=${`${u.name} undeploy`} /></li>`)}</ul>`}
+      ${undeploys.length > 0 && html`<ul class="undeploys" aria-label="Undeployments">${undeploys.map((u) => html`<li>${u.name}: <${TaskProgress} task=${u.task} label=${u.name} name=${`${u.name} undeploy`} /></li>`)}</ul>`}
       ${matching.length === 0 ? html`<p>No application${filter ? ' by that name' : ' is deployed'}.</p>` : html`<div class="scroll"><table class="apps">
         <thead><tr><th>Application</th><th>Type</th><th>Source</th><th>State per target</th>${(may.startStop || may.deploy) && html`<th>Actions</th>`}</tr></thead>
         <tbody>${matching.slice(0, shown).map((a) => html`<${AppRow} key=${a.name} app=${a} clusters=${data.clusters} version=${version} may=${may} onChanged=${reload} onUndeploy=${onUndeploy} />`)}</tbody>

@@ -92,26 +92,14 @@ export async function followTask(url, first, report) {
 
 export const taskFailed = (t) => Boolean(t && (t.taskError || t.progress === 'failed' || /FAILED/.test(t.taskStatus || t.state || '')));
 
-/** Why a task or a deployment's progress object failed, in the server's words. */
-export function taskErrorText(t) {
-  const error = t.taskError || (Array.isArray(t.rootExceptions) && t.rootExceptions[0]);
-  if (error) return typeof error.message === 'string' ? error.message : show(error);
-  const messages = Array.isArray(t.deploymentMessages) ? t.deploymentMessages : [];
-  return messages[messages.length - 1] || 'failed';
-}
-
-/**
- * A task (or a deployment's progress object) as it goes: a bar, moving until it ends, its status,
- * and its error when it failed. `name` marks it for the page (data-task), the operation by default.
- */
-export function TaskProgress({ task, name }) {
-  if (!task) return null;
-  const failed = taskFailed(task);
-  const label = name || task.operation || task.name || 'task';
-  return html`<div class=${`task ${task.completed ? (failed ? 'failed' : 'done') : 'running'}`} data-task=${label} role="status">
-    <progress max="1" value=${task.completed ? 1 : undefined} aria-label=${`${label}: ${task.completed ? 'ended' : 'running'}`}></progress>
-    ${' '}${task.taskStatus || task.state || ''} ${task.progress || ''}${failed ? `: ${taskErrorText(task)}` : ''}
-  </div>`;
-}
 export const show = (v) => (v === undefined ? '' : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 export const mb = (bytes) => (typeof bytes === 'number' ? `${Math.round(bytes / 1048576)} MB` : '');
+
+/** Whether the signed-in user has one of the roles. */
+export const hasRole = (user, ...roles) => (user?.roles || []).some((r) => roles.includes(r));
+
+/** A time of the server's (ISO 8601) as this browser's local date and time, to the second. */
+export const shortTime = (iso) => {
+  const d = iso ? new Date(iso) : undefined;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '';
+};
