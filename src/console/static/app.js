@@ -6,6 +6,7 @@ import { render } from './vendor/preact.mjs';
 import { useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { ChangeCenter } from './changes.js';
 import { Dashboard } from './dashboard.js';
+import { Deployments } from './deployments.js';
 import { Keys, shortcutsOf, useShortcuts } from './keys.js';
 import { LifecycleManager } from './lcm.js';
 import { api, hasCredentials, html, signOut, whenSignedOut } from './lib.js';
@@ -19,6 +20,7 @@ const VIEWS = [
   { id: 'changes', label: 'Change center', view: ChangeCenter, key: 'c' },
   { id: 'lifecycle', label: 'Lifecycle', view: Lifecycle, key: 'l' },
   { id: 'lcm', label: 'Lifecycle Manager', view: LifecycleManager, key: 'm' },
+  { id: 'deployments', label: 'Deployments', view: Deployments, key: 'p' },
 ];
 
 function App() {
