@@ -6,12 +6,14 @@ import { render } from './vendor/preact.mjs';
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { ChangeCenter } from './changes.js';
 import { Dashboard } from './dashboard.js';
+import { Browse } from './tree.js';
 import { api, hasCredentials, html, signOut, whenSignedOut } from './lib.js';
 import { SignIn } from './signin.js';
 
 const VIEWS = [
   { id: 'dashboard', label: 'Dashboard', view: Dashboard },
   { id: 'changes', label: 'Change center', view: ChangeCenter },
+  { id: 'browse', label: 'Browse', view: Browse },
 ];
 
 function App() {
@@ -38,7 +40,8 @@ function App() {
     localStorage.setItem('appserver-console-theme', theme);
   }, [theme]);
   if (!user) return html`<${SignIn} message=${message} onSignedIn=${(me) => { setMessage(undefined); setUser(me); }} />`;
-  const current = VIEWS.find((v) => v.id === view) || VIEWS[0];
+  // A view's hash may name more after a slash (#browse/domainConfig/servers/ms1: the bean it shows).
+  const current = VIEWS.find((v) => v.id === view.split('/')[0]) || VIEWS[0];
   const View = current.view;
   return html`<header>
       <strong class="brand">appserver console</strong>
@@ -50,4 +53,7 @@ function App() {
     <main id="view" data-view=${current.id}><${View} user=${user} /></main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+// The page's "Loading" line goes first: render adds to what the element holds, it does not replace it.
+const mount = document.getElementById('app');
+mount.textContent = '';
+render(html`<${App} />`, mount);
