@@ -207,10 +207,11 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <label class="prop-filter">Filter properties <input type="search" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></label>
     <table class="properties" aria-label="Properties"><tbody>${properties.map((p) => {
-      const writable = editable && p.writable;
+      // A key names the bean: the server refuses a new one (a bean is renamed by making another).
+      const writable = editable && p.writable && !p.key;
       const value = p.name in edits ? edits[p.name] : p.encrypted ? undefined : bean.values[p.name];
       return html`<tr key=${p.name} data-property=${p.name} class=${p.name in edits ? 'changed' : ''}>
-        <th scope="row">${writable ? html`<label for=${`p-${p.name}`}>${p.name}</label>` : p.name}${p.key ? html` <span class="badge">key</span>` : ''}${p.restartNeeded ? html` <span class="badge restart" title="A change takes effect after a restart">restart needed</span>` : ''}${editable && !p.writable ? html` <span class="badge ro">read-only</span>` : ''}</th>
+        <th scope="row">${writable ? html`<label for=${`p-${p.name}`}>${p.name}</label>` : p.name}${p.key ? html` <span class="badge">key</span>` : ''}${p.restartNeeded ? html` <span class="badge restart" title="A change takes effect after a restart">restart needed</span>` : ''}${editable && !writable ? html` <span class="badge ro">read-only</span>` : ''}</th>
         <td>${writable ? editorFor(p, value, (v) => setEdits((e) => ({ ...e, [p.name]: v })), choices[p.references]) : html`<${ValueView} p=${p} value=${value} root=${root} />`}
           <span class="hint">${hints(p)}</span></td>
       </tr>`;
