@@ -213,7 +213,7 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
       return html`<tr key=${p.name} data-property=${p.name} class=${p.name in edits ? 'changed' : ''}>
         <th scope="row">${writable ? html`<label for=${`p-${p.name}`}>${p.name}</label>` : p.name}${p.key ? html` <span class="badge">key</span>` : ''}${p.restartNeeded ? html` <span class="badge restart" title="A change takes effect after a restart">restart needed</span>` : ''}${editable && !writable ? html` <span class="badge ro">read-only</span>` : ''}</th>
         <td>${writable ? editorFor(p, value, (v) => setEdits((e) => ({ ...e, [p.name]: v })), choices[p.references]) : html`<${ValueView} p=${p} value=${value} root=${root} />`}
-          <span class="hint">${hints(p)}</span></td>
+          <span class="prop-hint">${hints(p)}</span></td>
       </tr>`;
     })}</tbody></table>
     ${editable && html`<div class="buttons">
