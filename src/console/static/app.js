@@ -6,6 +6,7 @@ import { render } from './vendor/preact.mjs';
 import { useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { ChangeCenter } from './changes.js';
 import { Dashboard } from './dashboard.js';
+import { Deployments } from './deployments.js';
 import { Keys, shortcutsOf, useShortcuts } from './keys.js';
 import { LifecycleManager } from './lcm.js';
 import { api, hasCredentials, html, signOut, whenSignedOut } from './lib.js';
@@ -21,6 +22,7 @@ const VIEWS = [
   { id: 'lifecycle', label: 'Lifecycle', view: Lifecycle, key: 'l' },
   { id: 'lcm', label: 'Lifecycle Manager', view: LifecycleManager, key: 'm' },
   { id: 'browse', label: 'Browse', view: Browse, key: 'b' },
+  { id: 'deployments', label: 'Deployments', view: Deployments, key: 'p' },
 ];
 
 /** The view the hash names: what comes before a slash (#browse/domainConfig/servers/ms1 names a bean of Browse). */
