@@ -1,15 +1,17 @@
 // The console's Deployments view in a real browser: an administrator uploads a web archive built
 // here, picks its target, watches the upload's progress bar reach the end and the deployment run to
 // ACTIVE on that target, then stops, starts, redeploys and undeploys it; the server's own error text
-// shows when it refuses; an Operator may only start and stop; a Monitor sees the applications (kept
-// current by the watch stream) and is offered nothing.
+// shows when it refuses an upload and when a deployment fails; an Operator may only start and stop;
+// a Monitor sees the applications (kept current by the watch stream) and is offered nothing; the
+// view fits a phone's width.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, basic, call, startTestServer, type TestServer } from '../support/server.js';
+import { ADMIN, basic, call } from '../support/server.js';
 import { browserSkip, launchBrowser } from '../support/browser.js';
+import { type ControlServer, startControlServer } from '../support/control.js';
 import { makeZip, webXml } from '../support/zip.js';
 
 const skip = browserSkip();
@@ -25,14 +27,15 @@ const ARCHIVE = makeZip({
   'index.html': '<!doctype html><title>hello</title><p>hello</p>\n',
 });
 
-let srv: TestServer;
+let srv: ControlServer;
 let browser: Browser;
 
-async function consolePage(user: string, password: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function consolePage(user: string, password: string, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
+  page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
   await page.goto(`${srv.origin}/console/`);
   await page.getByLabel('User name').fill(user);
   await page.getByLabel('Password').fill(password);
@@ -69,7 +72,9 @@ async function act(row: Locator, op: string): Promise<void> {
 
 describe('the Deployments view of the console', { skip }, () => {
   before(async () => {
-    srv = await startTestServer();
+    // The wall clock runs the server (a deployment step takes 1 s, as by default); the control
+    // interface injects a failing deployment.
+    srv = await startControlServer({ manual: false });
     browser = await launchBrowser();
     for (const [user, password, group] of [
       ['watcher', 'watcher-pw1', 'Monitors'],
@@ -87,7 +92,7 @@ describe('the Deployments view of the console', { skip }, () => {
 
   after(async () => {
     await browser?.close();
-    await srv?.stop(true);
+    await srv?.stop();
   });
 
   test('the demo applications are listed with their state on each target and each member of a cluster', async () => {
@@ -156,6 +161,28 @@ describe('the Deployments view of the console', { skip }, () => {
     assert.match(await alert.innerText(), /An application named 'benefits' is already deployed/);
     const cfg = await call(`${srv.latest}/domainConfig/appDeployments/benefits?links=none&fields=sourcePath`);
     assert.equal(cfg.json.sourcePath, 'applications/benefits.war');
+    await page.context().close();
+  });
+
+  test("a deployment that fails shows the failure and the server's message; the application stays as it was", async () => {
+    const fault = await srv.ctl.post('faults', { kind: 'deploymentFailure', application: 'benefits', message: 'the archive of benefits is damaged' });
+    assert.equal(fault.status, 201, fault.text);
+    const page = await consolePage(ADMIN.user, ADMIN.password);
+    const row = page.locator('tr[data-app="benefits"]');
+    await row.locator('button[data-op="redeploy"]').click();
+    const failed = page.locator('.task.failed[data-task="benefits redeploy"]');
+    await failed.waitFor({ timeout: 30_000 });
+    assert.match(await failed.innerText(), /STATE_FAILED failed: the archive of benefits is damaged/);
+    await stateShown(page, 'benefits', 'cluster1', 'STATE_NEW');
+    assert.equal((await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`)).status < 300, true);
+    await page.context().close();
+  });
+
+  test('the view fits a phone: nothing wider than the screen', async () => {
+    const page = await consolePage(ADMIN.user, ADMIN.password, 390);
+    await page.locator('#deploy').waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
     await page.context().close();
   });
 
