@@ -88,6 +88,9 @@ async function stage(origin) {
   });
 }
 
+/** Views shown at a deeper address than their own: Browse with a bean's page open. */
+const DEEPER = { browse: 'browse/domainConfig/servers/ms2' };
+
 const dataDir = mkdtempSync(join(tmpdir(), 'appserver-shots-'));
 const { child, origin } = await serve(dataDir);
 const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
@@ -112,7 +115,7 @@ try {
   mkdirSync(out, { recursive: true });
   const views = await page.locator('header nav a').evaluateAll((links) => links.map((a) => a.getAttribute('href').slice(1)));
   for (const view of views) {
-    await page.evaluate((v) => { location.hash = `#${v}`; }, view);
+    await page.evaluate((v) => { location.hash = `#${v}`; }, DEEPER[view] ?? view);
     await page.waitForFunction((v) => document.querySelector('main')?.dataset.view === v, view);
     // A view has settled when nothing says it is still reading.
     await page.waitForFunction(() => !/Reading|Loading/.test(document.querySelector('main')?.innerText ?? ''), undefined, { timeout: 30_000 }).catch(() => {});

@@ -186,6 +186,29 @@ describe('the Deployments view of the console', { skip }, () => {
     await page.context().close();
   });
 
+  test('an upload while the administrator holds an edit session waits in it, and deploys when it is activated', async () => {
+    const page = await consolePage(ADMIN.user, ADMIN.password);
+    await page.getByRole('link', { name: 'Change center', exact: true }).click();
+    await page.locator('#start-edit').click();
+    await page.locator('#activate').waitFor();
+    await page.getByRole('link', { name: 'Deployments', exact: true }).click();
+    await page.locator('input[type="file"][name="archive"]').setInputFiles({ name: 'later.war', mimeType: 'application/octet-stream', buffer: ARCHIVE });
+    await page.getByRole('checkbox', { name: 'AdminServer' }).check();
+    await page.locator('#deploy').click();
+    const note = page.locator('.upload .note');
+    await note.waitFor();
+    assert.match(await note.innerText(), /later is in your edit session: it deploys when you activate/);
+    assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/later`)).status, 404, 'deployed before the activation');
+    assert.equal(await page.locator('input[name="name"]').inputValue(), '', 'the form is ready for the next archive');
+    await page.getByRole('link', { name: 'Change center', exact: true }).click();
+    await page.locator('#activate').click();
+    await page.locator('#start-edit').waitFor();
+    await page.getByRole('link', { name: 'Deployments', exact: true }).click();
+    await stateShown(page, 'later', 'AdminServer', 'STATE_ACTIVE');
+    assert.equal(await serverState('later', 'AdminServer'), 'STATE_ACTIVE');
+    await page.context().close();
+  });
+
   test('an Operator may start and stop, not deploy, redeploy or undeploy', async () => {
     const page = await consolePage('operator1', 'operator-pw1');
     const row = page.locator('tr[data-app="benefits"]');

@@ -2,7 +2,7 @@
 // archive upload with a progress bar, and start, stop, redeploy, undeploy, each followed to its end.
 // Everything goes through the public REST interface; the view follows the watch stream to stay current.
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
-import { BASE, CallError, answered, api, callHeaders, followTask, hasRole, html } from './lib.js';
+import { BASE, CallError, answered, api, callHeaders, followTask, hasRole, html, taskFailed } from './lib.js';
 import { TaskProgress, runTask, useTask } from './tasks.js';
 import { watchDomain } from './watch.js';
 
@@ -53,10 +53,15 @@ function useDeployments() {
   }, []);
   useEffect(() => {
     let timer;
-    // Many events may come at once (a cluster starting): one reading after they settle.
+    let last = 0;
+    // Events come in bursts (a cluster starting): one reading for a burst, at most one a second.
     const soon = () => {
-      clearTimeout(timer);
-      timer = setTimeout(load, 250);
+      if (timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        last = Date.now();
+        load();
+      }, Math.max(250, last + 1000 - Date.now()));
     };
     const stop = watchDomain('kinds=runtime,activation', (kind, event) => {
       if (kind === 'open' || kind === 'reset') soon();
@@ -207,6 +212,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
   const toggle = (key) => setTargets(targets.includes(key) ? targets.filter((t) => t !== key) : [...targets, key]);
   const submit = async (event) => {
     event.preventDefault();
+    const element = event.target;
     if (!file || targets.length === 0) return;
     setError(undefined);
     setNote(undefined);
@@ -219,13 +225,21 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       form.append('sourcePath', file, file.name);
       const r = await sendUpload(form, (loaded, total) => setSent({ loaded, total }), (xhr) => (request.current = xhr));
       setSent((s) => ({ loaded: s.total, total: s.total }));
+      let last;
       if (r.status === 202) {
-        await followTask(r.location, r.json, setTask);
+        last = await followTask(r.location, r.json, setTask);
       } else {
         // Done already (201), or waiting in the edit session this user holds: then it has no progress object.
         const cm = (await api('GET', 'edit/changeManager?links=none')).json;
         if (cm.locked && cm.lockOwner === user.user) setNote(`${name} is in your edit session: it deploys when you activate your changes.`);
-        else setTask((await api('GET', `${DM}/deploymentProgressObjects/${enc(name)}?links=none`)).json);
+        else setTask((last = (await api('GET', `${DM}/deploymentProgressObjects/${enc(name)}?links=none`)).json));
+      }
+      // Deployed (or waiting for the activation): the form is ready for the next archive.
+      if (!taskFailed(last)) {
+        element.reset();
+        setFile(undefined);
+        setName('');
+        setTargets([]);
       }
       onChanged();
     } catch (err) {
