@@ -1,7 +1,8 @@
-// The change center: the edit session, its pending changes as a diff, activate or undo, and a
-// property editor generated from the bean's description (?describe).
+// The change center: the edit session, its pending changes as a diff, activate or undo, a
+// property editor generated from the bean's description (?describe), and the activations so far.
 import { useCallback, useEffect, useState } from './vendor/hooks.mjs';
-import { api, html, show } from './lib.js';
+import { ActivationHistory, Changes } from './history.js';
+import { api, html } from './lib.js';
 
 const PLAIN = ['string', 'boolean', 'int', 'long', 'double'];
 
@@ -11,6 +12,7 @@ export function ChangeCenter({ user }) {
   const [path, setPath] = useState('servers/ms1');
   const [bean, setBean] = useState(undefined);
   const [edits, setEdits] = useState({});
+  const [activated, setActivated] = useState(0);
   const load = useCallback(async () => {
     try {
       setCm((await api('GET', 'edit/changeManager?links=none')).json);
@@ -25,6 +27,7 @@ export function ChangeCenter({ user }) {
     setError(undefined);
     try {
       await api('POST', `edit/changeManager/${action}`, {});
+      if (action === 'activate') setActivated((n) => n + 1);
       setEdits({});
       await load();
       if (bean) await open();
@@ -59,7 +62,7 @@ export function ChangeCenter({ user }) {
   const mine = cm.locked && cm.lockOwner === user.user;
   const mayEdit = user.roles.includes('Admin');
   return html`<section aria-labelledby="cc-h">
-    <h2 id="cc-h">Change center</h2>
+    <h2 id="cc-h">Edit session</h2>
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <p class="lock">${cm.locked ? `Edit session held by ${cm.lockOwner}${cm.hasChanges ? ', with changes not yet activated' : ''}.` : 'No edit session is open.'}</p>
     ${mayEdit && html`<div class="buttons">
@@ -67,11 +70,7 @@ export function ChangeCenter({ user }) {
       ${mine && html`<button type="button" id="activate" onClick=${act('activate')}>Activate changes</button>
       <button type="button" id="cancel-edit" onClick=${act('cancelEdit')}>Undo all changes</button>`}
     </div>`}
-    ${mine && (cm.pendingChanges || []).length > 0 && html`<table class="diff" aria-label="Pending changes">
-      <thead><tr><th>Bean</th><th>Change</th><th>Property</th><th>Old</th><th>New</th></tr></thead>
-      <tbody>${cm.pendingChanges.flatMap((c) => (c.properties && c.properties.length ? c.properties : [{}]).map((p) => html`<tr>
-        <td>${(c.identity || []).join('/')}</td><td>${c.operation}</td><td>${p.name || ''}${p.restartRequired ? ' (restart needed)' : ''}</td><td>${show(p.oldValue)}</td><td>${show(p.newValue)}</td></tr>`))}</tbody>
-    </table>`}
+    ${mine && (cm.pendingChanges || []).length > 0 && html`<${Changes} changes=${cm.pendingChanges} label="Pending changes" />`}
     ${mine && html`<form class="open-bean" onSubmit=${open}>
       <label>Bean <input name="path" value=${path} onInput=${(e) => setPath(e.target.value)} aria-label="bean path" /></label>
       <button type="submit">Open</button>
@@ -84,7 +83,8 @@ export function ChangeCenter({ user }) {
       </tr>`)}</tbody></table>
       <button type="button" id="save" onClick=${save} disabled=${Object.keys(edits).length === 0}>Save changes</button>
     </div>`}
-  </section>`;
+  </section>
+  <${ActivationHistory} version=${activated} />`;
 }
 
 export function editorFor(p, value, set) {

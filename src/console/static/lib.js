@@ -83,3 +83,12 @@ export async function followTask(url, first, report) {
 export const taskFailed = (t) => Boolean(t && (t.taskError || t.progress === 'failed' || /FAILED/.test(t.taskStatus || '')));
 export const show = (v) => (v === undefined ? '' : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 export const mb = (bytes) => (typeof bytes === 'number' ? `${Math.round(bytes / 1048576)} MB` : '');
+
+/** Whether the signed-in user has one of the roles. */
+export const hasRole = (user, ...roles) => (user?.roles || []).some((r) => roles.includes(r));
+
+/** A time of the server's (ISO 8601) as this browser's local date and time, to the second. */
+export const shortTime = (iso) => {
+  const d = iso ? new Date(iso) : undefined;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '';
+};
