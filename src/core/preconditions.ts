@@ -38,8 +38,10 @@ export class ListDigest {
     this.hash.update(`[${JSON.stringify(name)},[`);
   }
 
-  add(s: string): void {
-    this.hash.update(this.first ? JSON.stringify(s) : `,${JSON.stringify(s)}`);
+  /** One element of the list (undefined as JSON writes it in an array: null). */
+  add(s: string | undefined): void {
+    const text = JSON.stringify(s) ?? 'null';
+    this.hash.update(this.first ? text : `,${text}`);
     this.first = false;
   }
 

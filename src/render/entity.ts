@@ -81,7 +81,7 @@ export class Renderer {
     const take = (item: BeanNode, render: boolean): Json | undefined => {
       const state: unknown[] = [];
       const body = render ? this.render(item, ctx, true, state) : undefined;
-      digest.add(item.identity[item.identity.length - 1]!);
+      digest.add(item.identity[item.identity.length - 1]);
       digest.add(state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx, true));
       digested++;
       return body;
