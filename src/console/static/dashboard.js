@@ -89,7 +89,7 @@ export function Dashboard({ user }) {
   }, []);
   useEffect(() => {
     api('GET', 'edit/changeManager/activations?links=none')
-      .then((r) => setActivations((r.json.items || []).slice(-5).reverse()))
+      .then((r) => setActivations((r.json.items || []).slice(0, 5)))
       .catch(() => setActivations([]));
     api('GET', 'domainConfig/clusters?links=none&fields=name,servers')
       .then((r) => setClusters(r.json.items || []))

@@ -1,4 +1,4 @@
-// The history of activations (edit/changeManager/activations, newest first): who activated, when,
+// The history of activations (edit/changeManager/activations lists them newest first): who activated, when,
 // from which edit session, whether a restart is needed, and each change with its old and new values.
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { api, html, show, shortTime } from './lib.js';
@@ -26,7 +26,7 @@ export function ActivationHistory({ version }) {
   useEffect(() => {
     api('GET', 'edit/changeManager/activations?links=none')
       .then((r) => {
-        setItems([...(r.json.items || [])].reverse());
+        setItems(r.json.items || []);
         setError(undefined);
       })
       .catch((err) => setError(err.message));
