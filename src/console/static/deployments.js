@@ -196,6 +196,7 @@ const nameOf = (file) => file.name.replace(/\.[^.]*$/, '');
 
 function UploadForm({ user, servers, clusters, onChanged }) {
   const [file, setFile] = useState(undefined);
+  const [plan, setPlan] = useState(undefined);
   const [name, setName] = useState('');
   const [targets, setTargets] = useState([]);
   const [sent, setSent] = useState(undefined);
@@ -217,12 +218,13 @@ function UploadForm({ user, servers, clusters, onChanged }) {
     setError(undefined);
     setNote(undefined);
     setTask(undefined);
-    setSent({ loaded: 0, total: file.size });
+    setSent({ loaded: 0, total: file.size + (plan ? plan.size : 0) });
     setBusy(true);
     try {
       const form = new FormData();
       form.append('model', JSON.stringify({ name, targets: targets.map((t) => ({ identity: t.split('/') })) }));
       form.append('sourcePath', file, file.name);
+      if (plan) form.append('deploymentPlan', plan, plan.name);
       const r = await sendUpload(form, (loaded, total) => setSent({ loaded, total }), (xhr) => (request.current = xhr));
       setSent((s) => ({ loaded: s.total, total: s.total }));
       let last;
@@ -238,6 +240,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       if (!taskFailed(last)) {
         element.reset();
         setFile(undefined);
+        setPlan(undefined);
         setName('');
         setTargets([]);
       }
@@ -258,6 +261,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
     <h2 id="upload-h">Deploy an archive</h2>
     <form onSubmit=${submit} aria-label="Deploy an archive">
       <label>Archive <input type="file" name="archive" accept=".war,.ear,.jar,.rar" disabled=${busy} onChange=${choose} /></label>
+      <label>Deployment plan (optional) <input type="file" name="plan" accept=".xml" disabled=${busy} onChange=${(e) => setPlan(e.target.files[0])} /></label>
       <label>Name <input name="name" value=${name} disabled=${busy} onInput=${(e) => setName(e.target.value)} required /></label>
       <fieldset disabled=${busy}><legend>Targets</legend>
         <div class="target-group"><span>Servers</span>${servers.map((s) => checkbox('servers', s))}</div>
