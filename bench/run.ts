@@ -9,6 +9,7 @@ import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
 import { benchRenderCache } from './render-cache.js';
 import { benchLifecycle, benchReads } from './reads.js';
+import { benchSearch } from './search.js';
 import { benchStores } from './stores.js';
 import { benchWorkload } from './workload.js';
 
@@ -17,6 +18,7 @@ for (const store of benchStores()) {
   all.push([`reads ${store.label}`, () => benchReads(store)]);
   all.push([`cache ${store.label}`, () => benchRenderCache(store)]);
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
+  all.push([`search ${store.label}`, () => benchSearch(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);

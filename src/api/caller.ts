@@ -28,13 +28,21 @@ export interface View {
   /** The query parameters: `fields`, `excludeFields`, `links`, `excludeLinks`, and `before` for audit pages. */
   query?: Record<string, unknown>;
   /**
+   * The caller takes a large body printed piece by piece: searches and collection reads answer with
+   * a `StreamedJson` body (its pieces make the same text the object would print).
+   */
+  stream?: boolean;
+  /**
    * The URL as sent (path and query) when the caller sends answers as printed bytes: a read is then
    * answered with `Answer.bytes` (and no `body` when it comes from the read cache).
    */
   url?: string;
 }
 
-/** An answer of the API: a status of the REST interface, a JSON body (none with 304), and headers (`Location`, `ETag`). */
+/**
+ * An answer of the API: a status of the REST interface, a JSON body (none with 304; a `StreamedJson`
+ * when the view asks for streams), and headers (`Location`, `ETag`).
+ */
 export interface Answer {
   status: number;
   body: unknown;

@@ -18,7 +18,8 @@ import type { RuntimeCollections } from '../operations/collections.js';
 import type { OperationExecutor } from '../operations/executor.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import { Urls } from '../render/links.js';
-import { printJson } from '../render/json-text.js';
+import { escapeSlashes, printJson } from '../render/json-text.js';
+import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
@@ -30,7 +31,7 @@ import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
 import { describeTarget } from './describe.js';
 import { InterfaceDocuments } from './openapi.js';
-import type { ReadCache, ReadWatch } from './read-cache.js';
+import type { ReadCache, ReadTicket, ReadWatch } from './read-cache.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -85,10 +86,11 @@ export interface ApiParts {
   cache: ReadCache;
 }
 
-/** Where a read's answer is kept in the read cache, and what its render looked at. */
+/** Where a read's answer is kept in the read cache, what its render looked at, and when it began. */
 interface CacheSlot {
   key: string;
   watch: ReadWatch;
+  ticket: ReadTicket;
 }
 
 /** A tree as a request sees it: its root, the segments to resolve in it, and how its URLs are made. */
@@ -292,7 +294,7 @@ export class ManagementApi {
           evaluate(caller.conditions, this.tagOf(this.parts.resolver.resolve(place.refresh(), place.segments, place.version), ctx), false, what);
         }
       : undefined;
-    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, slot);
+    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true, slot);
   }
 
   /**
@@ -309,15 +311,37 @@ export class ManagementApi {
     if (view.query !== undefined && Object.hasOwn(view.query, 'describe')) return undefined;
     const reader = caller.principal.roles.has('Admin') ? 'admin' : 'reader';
     const key = `${this.answering ?? ''}\n${reader}\n${caller.session ?? DEFAULT_SESSION}\n${view.origin}\n${view.url}`;
-    return { key, watch: { figures: false, volatile: false } };
+    return { key, watch: { figures: false, volatile: false }, ticket: this.parts.cache.ticket() };
   }
 
   /** A read rendered now: printed and kept in the read cache when it has a place there. */
   private read(caller: Caller, read: { body: unknown; etag: string }, what: string, slot: CacheSlot | undefined): Answer {
     if (!slot) return this.tagged(caller, read, what);
     const bytes = Buffer.from(printJson(read.body), 'utf8');
-    this.parts.cache.put(slot.key, { bytes, etag: read.etag }, slot.watch);
+    this.parts.cache.put(slot.key, { bytes, etag: read.etag }, slot.watch, slot.ticket);
     return this.tagged(caller, { ...read, bytes }, what);
+  }
+
+  /**
+   * A collection printed item by item, kept in the read cache once its last piece was printed, when
+   * it has a place there (a body larger than the cache takes is not gathered).
+   */
+  private streamedRead(body: StreamedJson, slot: CacheSlot | undefined): StreamedJson {
+    if (!slot) return body;
+    const { cache } = this.parts;
+    const tag = body.options.tag;
+    const limit = cache.largestEntry;
+    function* gathered(pieces: Generator<string, void, undefined>): Generator<string, void, undefined> {
+      let text: string | undefined = '';
+      for (const piece of pieces) {
+        if (text !== undefined) text = text.length + piece.length > limit ? undefined : text + piece;
+        yield piece;
+      }
+      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(escapeSlashes(text), 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
+    }
+    const kept = new StreamedJson(gathered(body.pieces), body.options);
+    kept.notModified = body.notModified;
+    return kept;
   }
 
   /** The entity tag of what a target names now: a bean (an action's bean), a collection; undefined for the rest. */
@@ -466,7 +490,7 @@ export class ManagementApi {
     throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
   }
 
-  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, slot?: CacheSlot): Promise<Answer> {
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean, slot?: CacheSlot): Promise<Answer> {
     const { renderer, recorder } = this.parts;
     const reads = method === 'GET' || method === 'HEAD';
     const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ...conditions };
@@ -501,6 +525,12 @@ export class ManagementApi {
       }
       case 'collection': {
         const { owner, prop } = target;
+        if (reads && stream && method === 'GET') {
+          // Printed item by item; the tag, taken as the items are, is judged before the body is sent.
+          const body = this.streamedRead(renderer.collectionStream(owner, prop, target.path, ctx, target.mount), slot);
+          body.notModified = (tag) => evaluate(caller.conditions, tag, true, what) === 'not-modified';
+          return ok(body);
+        }
         if (reads) {
           return this.read(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what, slot);
         }
@@ -548,7 +578,8 @@ export class ManagementApi {
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
         // A search's answer is made for its query; it has no entity tag to compare.
         evaluate(caller.conditions, undefined, false, what);
-        return ok(this.parts.searcher.search(target.node, bodyObject(body, 'search query'), ctx));
+        const query = bodyObject(body, 'search query');
+        return ok(stream ? this.parts.searcher.stream(target.node, query, ctx) : this.parts.searcher.search(target.node, query, ctx));
     }
   }
 

@@ -12,6 +12,13 @@ export interface CachedRead {
   etag: string;
 }
 
+/** Where the domain stood when a read began: its answer is kept only if nothing moved since. */
+export interface ReadTicket {
+  generation: number;
+  at: number;
+  served: number;
+}
+
 interface Entry extends CachedRead {
   /** The clock's time and the requests served when the answer was made (figures only). */
   at?: number;
@@ -45,6 +52,8 @@ export class ReadCache {
   /** Insertion order is use order: a hit moves its entry to the end. */
   private entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Moves with every change of the domain. */
+  private generation = 0;
   hits = 0;
   misses = 0;
 
@@ -55,6 +64,7 @@ export class ReadCache {
 
   /** Forgets every answer (the domain changed). */
   clear(): void {
+    this.generation++;
     if (this.entries.size === 0) return;
     this.entries = new Map();
     this.bytes = 0;
@@ -66,6 +76,16 @@ export class ReadCache {
 
   get heldBytes(): number {
     return this.bytes;
+  }
+
+  /** The largest answer kept. */
+  get largestEntry(): number {
+    return this.limits.maxEntryBytes;
+  }
+
+  /** Taken when a read begins, and given back with its answer (see `put`). */
+  ticket(): ReadTicket {
+    return { generation: this.generation, at: this.figures.now(), served: this.figures.served() };
   }
 
   get(key: string): CachedRead | undefined {
@@ -85,13 +105,17 @@ export class ReadCache {
     return entry;
   }
 
-  /** Keeps an answer just rendered, unless what it showed moves by itself or it is too large. */
-  put(key: string, read: CachedRead, watch: ReadWatch): void {
+  /**
+   * Keeps an answer rendered since `ticket` was taken, unless the domain changed since (the answer
+   * may have been printed in pieces over a while), what it showed moves by itself, or it is too large.
+   */
+  put(key: string, read: CachedRead, watch: ReadWatch, ticket: ReadTicket): void {
     const size = read.bytes.length + key.length * 2;
-    if (watch.volatile || size > this.limits.maxEntryBytes) return;
+    if (watch.volatile || size > this.limits.maxEntryBytes || ticket.generation !== this.generation) return;
+    if (watch.figures && (ticket.at !== this.figures.now() || ticket.served !== this.figures.served())) return;
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    const entry: Entry = watch.figures ? { ...read, at: this.figures.now(), served: this.figures.served() } : { ...read };
+    const entry: Entry = watch.figures ? { ...read, at: ticket.at, served: ticket.served } : { ...read };
     this.entries.set(key, entry);
     this.bytes += size;
     while (this.bytes > this.limits.maxBytes) {

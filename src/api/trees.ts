@@ -211,11 +211,12 @@ export class Trees {
   private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues, watch?: ReadWatch): TreeRoot | undefined {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
-    // A pool's connections come and go, and their figures move, outside any change told.
-    const pooled = watch ? () => (watch.volatile = true) : undefined;
+    // One layered view per root, not one per bean looked up. A pool's connections come and go,
+    // and their figures move, outside any change told: a read that looks at them is not kept.
+    const view = new WithConnections(tree, this.domain.runtime.pools, server, watch ? () => (watch.volatile = true) : undefined);
     return {
       name: 'serverRuntime',
-      source: new WithTasks(this.domain.tasks, () => new WithConnections(tree, this.domain.runtime.pools, server, pooled), serverTaskPrefix(server)),
+      source: new WithTasks(this.domain.tasks, () => view, serverTaskPrefix(server)),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
       server,

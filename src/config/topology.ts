@@ -15,9 +15,16 @@ export interface NamedBean {
 }
 
 export class Topology {
-  /** Memo of the server list and cluster memberships: a topology is read many times per rebuild. */
-  private serverList?: NamedBean[];
+  // A topology stands for one configuration version and is read many times per rebuild: what it
+  // computes (lists, cluster members, the servers of each target, what is placed on each server)
+  // is computed once, so building every server's runtime costs O(domain), not O(servers × domain).
+  private readonly lists = new Map<string, NamedBean[]>();
+  private readonly named = new Map<string, Map<string, NamedBean>>();
   private members?: Map<string, string[]>;
+  private readonly targetServers = new Map<string, readonly string[]>();
+  private readonly placements = new Map<string, Map<string, NamedBean[]>>();
+  private readonly partitionPlaces = new Map<string, readonly string[]>();
+  private readonly groupPlaces = new Map<string, readonly string[]>();
 
   private readonly config: WithDynamicServers;
 
@@ -62,14 +69,17 @@ export class Topology {
     return this.root?.values.productionModeEnabled === true;
   }
 
-  /** Items of a child collection of the bean with identity `parent`. */
+  /** Items of a child collection of the bean with identity `parent` (the same list each time: do not change it). */
   items(parent: Identity, collection: string): NamedBean[] {
     const cKey = childKey(keyOfIdentity(parent), collection);
-    const out: NamedBean[] = [];
+    let out = this.lists.get(cKey);
+    if (out) return out;
+    out = [];
     for (const name of this.config.itemNames(cKey)) {
       const record = this.config.bean(itemKey(cKey, name));
       if (record) out.push({ name, identity: [...parent, collection, name], values: record.values, type: record.type });
     }
+    this.lists.set(cKey, out);
     return out;
   }
 
@@ -78,7 +88,22 @@ export class Topology {
   }
 
   servers(): NamedBean[] {
-    return (this.serverList ??= this.items([], 'servers'));
+    return this.items([], 'servers');
+  }
+
+  /** The configured (or dynamic) server named, if any. */
+  server(name: string): NamedBean | undefined {
+    return this.byName('servers', name);
+  }
+
+  /** The item named of a top-level collection, if any. */
+  byName(collection: string, name: string): NamedBean | undefined {
+    let index = this.named.get(collection);
+    if (!index) {
+      index = new Map(this.items([], collection).map((b) => [b.name, b]));
+      this.named.set(collection, index);
+    }
+    return index.get(name);
   }
 
   private clusterMembers(cluster: string): string[] {
@@ -97,7 +122,22 @@ export class Topology {
   }
 
   /** Names of the servers a target (server, cluster, virtual target, migratable target) stands for. */
-  serversOf(target: Identity, seen = new Set<string>()): string[] {
+  serversOf(target: Identity): string[] {
+    return [...this.targetOnce(target)];
+  }
+
+  /** The servers of one target, computed once per topology. */
+  private targetOnce(target: Identity): readonly string[] {
+    const id = JSON.stringify(target);
+    let servers = this.targetServers.get(id);
+    if (!servers) {
+      servers = this.expand(target, new Set());
+      this.targetServers.set(id, servers);
+    }
+    return servers;
+  }
+
+  private expand(target: Identity, seen: Set<string>): string[] {
     const id = target.join('/');
     if (seen.has(id)) return [];
     seen.add(id);
@@ -109,14 +149,36 @@ export class Topology {
         return target.length === 2 ? this.clusterMembers(name!) : [];
       default: {
         const targets = this.bean(target)?.values.targets;
-        return Array.isArray(targets) ? unique(targets.flatMap((t) => this.serversOf(t as string[], seen))) : [];
+        return Array.isArray(targets) ? unique(targets.flatMap((t) => (Array.isArray(t) ? this.expand(t as string[], seen) : []))) : [];
       }
     }
   }
 
   /** Servers a list of target references stands for. */
   serversOfTargets(targets: unknown): string[] {
-    return Array.isArray(targets) ? unique(targets.flatMap((t) => this.serversOf(t as string[]))) : [];
+    if (!Array.isArray(targets)) return [];
+    if (targets.length === 1) return Array.isArray(targets[0]) ? [...this.targetOnce(targets[0] as string[])] : [];
+    return unique(targets.flatMap((t) => (Array.isArray(t) ? this.targetOnce(t as string[]) : [])));
+  }
+
+  /**
+   * The items of a top-level collection whose targets include `server`, in the collection's order.
+   * The first call indexes the whole collection by server, once per topology.
+   */
+  placedOn(collection: string, server: string): readonly NamedBean[] {
+    let index = this.placements.get(collection);
+    if (!index) {
+      index = new Map();
+      for (const item of this.items([], collection)) {
+        for (const s of this.serversOfTargets(item.values.targets)) {
+          const list = index.get(s);
+          if (list) list.push(item);
+          else index.set(s, [item]);
+        }
+      }
+      this.placements.set(collection, index);
+    }
+    return index.get(server) ?? [];
   }
 
   partitions(): NamedBean[] {
@@ -128,16 +190,27 @@ export class Topology {
   }
 
   /** Servers a resource group of a partition runs on (its own targets, or the partition's defaults). */
-  resourceGroupServers(partition: NamedBean | undefined, rg: NamedBean): string[] {
-    const useDefault = rg.values.useDefaultTarget !== false && (!Array.isArray(rg.values.targets) || rg.values.targets.length === 0);
-    return this.serversOfTargets(useDefault && partition ? partition.values.defaultTargets : rg.values.targets);
+  resourceGroupServers(partition: NamedBean | undefined, rg: NamedBean): readonly string[] {
+    const key = JSON.stringify([partition?.name ?? null, rg.name]);
+    let servers = this.groupPlaces.get(key);
+    if (!servers) {
+      const useDefault = rg.values.useDefaultTarget !== false && (!Array.isArray(rg.values.targets) || rg.values.targets.length === 0);
+      servers = this.serversOfTargets(useDefault && partition ? partition.values.defaultTargets : rg.values.targets);
+      this.groupPlaces.set(key, servers);
+    }
+    return servers;
   }
 
   /** Every server a partition is targeted to through its resource groups. */
-  partitionServers(partition: NamedBean): string[] {
-    const rgs = this.resourceGroups(partition);
-    const fromGroups = rgs.flatMap((rg) => this.resourceGroupServers(partition, rg));
-    return unique(rgs.length > 0 ? fromGroups : this.serversOfTargets(partition.values.defaultTargets));
+  partitionServers(partition: NamedBean): readonly string[] {
+    let servers = this.partitionPlaces.get(partition.name);
+    if (!servers) {
+      const rgs = this.resourceGroups(partition);
+      const fromGroups = rgs.flatMap((rg) => this.resourceGroupServers(partition, rg));
+      servers = unique(rgs.length > 0 ? fromGroups : this.serversOfTargets(partition.values.defaultTargets));
+      this.partitionPlaces.set(partition.name, servers);
+    }
+    return servers;
   }
 
   appDeployments(): NamedBean[] {

@@ -27,7 +27,7 @@ import { BeanTree } from '../tree/records.js';
 import { ClusterCoordinator, aliveSince } from './coordinator.js';
 import { demoDomain } from './demo.js';
 import { Domain, INITIAL_SNAPSHOT } from './domain.js';
-import { type DomainSize, generateDomain } from './generate.js';
+import { type DomainSize, generateDomain, runningServers } from './generate.js';
 
 export interface DomainOptions {
   adminUser?: string | undefined;
@@ -134,7 +134,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     state = emptyRuntimeState();
     // The demo shows a partition at work: the first one runs, the second waits halted.
     if (demo) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
-    else if (typeof template === 'object' && template.running) for (const name of config.itemNames('servers')) state.servers.set(name, 'RUNNING');
+    else if (typeof template === 'object') for (const name of runningServers(template)) state.servers.set(name, 'RUNNING');
     await store.writeRuntimeEntries(stateToEntries(state), []);
     await security.load();
     const user = (adminUser = opts.adminUser || 'admin');

@@ -8,8 +8,12 @@ export interface DomainSize {
   clusters: number;
   partitions: number;
   applications: number;
-  /** Every managed server starts RUNNING (for monitoring benchmarks). */
-  running?: boolean;
+  /**
+   * Managed servers that start RUNNING (for monitoring benchmarks): every one (`true`), or that many
+   * taken cluster by cluster (cluster0's servers first, so 100 of 1,000 servers over 10 clusters
+   * are exactly cluster0's).
+   */
+  running?: boolean | number;
   /** Where every managed server listens (default: a host name per machine, `hostN.example.test`). */
   listenAddress?: string;
 }
@@ -59,4 +63,15 @@ export function generateDomain(catalog: Catalog, size: DomainSize, listenPort = 
   const realm = b.item(security, 'realms', 'myrealm');
   b.item(realm, 'authenticationProviders', 'DefaultAuthenticator', {}, 'appserver.security.providers.authentication.DefaultAuthenticatorMBean');
   return b.tree;
+}
+
+/** The managed servers of a generated domain that start RUNNING, as `size.running` says. */
+export function runningServers(size: DomainSize): string[] {
+  if (!size.running) return [];
+  const all = size.running === true ? size.servers : Math.min(size.running, size.servers);
+  const clusters = Math.max(1, size.clusters);
+  const out: string[] = [];
+  // Server i is in cluster i % clusters: walk cluster by cluster.
+  for (let c = 0; c < clusters && out.length < all; c++) for (let i = c; i < size.servers && out.length < all; i += clusters) out.push(`ms${i}`);
+  return out;
 }

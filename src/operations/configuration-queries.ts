@@ -78,7 +78,7 @@ export const configurationQueries = [
   defineOperation(query(PARTITION, 'findEffectiveServerNames', [ovArray(STRING)]), (call) => {
     const t = topology(call);
     const found = t.partitions().find((x) => x.name === call.node.record?.values.name);
-    return returns(found ? t.partitionServers(found).sort() : []);
+    return returns(found ? [...t.partitionServers(found)].sort() : []);
   }),
   defineOperation(query(PARTITION, 'lookupAvailableTarget', [ov(CFG + 'TargetMBean', str('name'))]), (call) => {
     const available = (call.node.record?.values.availableTargets as string[][] | undefined) ?? [];

@@ -126,7 +126,7 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   hasServer(name: string): boolean {
-    return this.topology.servers().some((s) => s.name === name);
+    return this.topology.server(name) !== undefined;
   }
 
   runningServers(): string[] {
@@ -157,7 +157,7 @@ export class RuntimeEngine implements RuntimeFigures {
     this.state.servers.set(name, next);
     const reachable = REACHABLE.has(next);
     if (reachable && !was) {
-      const server = this.topology.servers().find((s) => s.name === name);
+      const server = this.topology.server(name);
       if (server) {
         this.state.runningSince.set(name, this.now());
         this.state.restartRequired.delete(name);
@@ -215,13 +215,13 @@ export class RuntimeEngine implements RuntimeFigures {
   // ---- partitions and resource groups ----
 
   partition(name: string): NamedBean | undefined {
-    return this.topology.partitions().find((p) => p.name === name);
+    return this.topology.byName('partitions', name);
   }
 
   /** Servers a partition is targeted to. */
   partitionTargets(name: string): string[] {
     const p = this.partition(name);
-    return p ? this.topology.partitionServers(p) : [];
+    return p ? [...this.topology.partitionServers(p)] : [];
   }
 
   desiredPartition(name: string): string {
@@ -279,7 +279,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   setAppState(app: string, state: string): void {
     this.state.applications.set(app, state);
-    const deployment = this.topology.appDeployments().find((a) => a.name === app);
+    const deployment = this.topology.byName('appDeployments', app);
     if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
     this.onStateChange();
   }
@@ -513,7 +513,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   /** Brings one server's lifecycle runtime and runtime tree in line with its configuration. */
   private refreshServer(name: string): void {
-    const server = this.topology.servers().find((s) => s.name === name);
+    const server = this.topology.server(name);
     const b = new TreeBuilder(this.catalog, this.domainTree);
     const root = this.domainRoot();
     if (!server) {
@@ -533,7 +533,7 @@ export class RuntimeEngine implements RuntimeFigures {
   /** Rebuilds a running server's tree (beans appeared or disappeared on it). */
   refreshServerTree(name: string): void {
     if (!this.serverTrees.has(name)) return;
-    const server = this.topology.servers().find((s) => s.name === name);
+    const server = this.topology.server(name);
     if (server) this.serverTrees.set(name, this.buildServerTree(server));
   }
 
@@ -595,7 +595,7 @@ export class RuntimeEngine implements RuntimeFigures {
     const b = new TreeBuilder(this.catalog, new BeanTree());
     this.dataSources.beginServer(server.name);
     const admin = server.name === t.adminServerName;
-    const adminServer = t.servers().find((s) => s.name === t.adminServerName);
+    const adminServer = t.server(t.adminServerName);
     const endpoints = this.endpoints(server.name);
     const host = endpoints.host;
     const plain = endpointOf(endpoints, 'default');
@@ -630,17 +630,14 @@ export class RuntimeEngine implements RuntimeFigures {
     const servedChannel = channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
-    for (const app of t.appDeployments()) {
-      if (!t.serversOfTargets(app.values.targets).includes(server.name)) continue;
+    for (const app of t.placedOn('appDeployments', server.name)) {
       const intended = this.appIntendedState(app.name);
       if (intended !== 'STATE_ACTIVE' && intended !== 'STATE_ADMIN') continue;
       this.applicationRuntime(b, root, connectors, server.name, app, main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`);
     }
     const facts: ServerFacts = { heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB, servedChannel, pools: new Map() };
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
-    for (const ds of t.items([], 'JDBCSystemResources')) {
-      if (t.serversOfTargets(ds.values.targets).includes(server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, facts, '');
-    }
+    for (const ds of t.placedOn('JDBCSystemResources', server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, facts, '');
     for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p, facts);
     this.messaging.build(b, root, t, server.name);
     storeBeans(b, root, t, server.name);

@@ -35,7 +35,7 @@ export class Messaging {
 
   /** The JMS servers that run on `server`. */
   jmsServersOn(t: Topology, server: string): NamedBean[] {
-    return t.items([], 'JMSServers').filter((j) => t.serversOfTargets(j.values.targets).includes(server));
+    return [...t.placedOn('JMSServers', server)];
   }
 
   /** Destinations of the domain's JMS modules placed on a JMS server through their sub-deployments. */

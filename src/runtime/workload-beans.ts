@@ -129,8 +129,6 @@ export function moduleBeans(b: TreeBuilder, app: BeanRef, server: string, appNam
 export function storeBeans(b: TreeBuilder, root: BeanRef, t: Topology, server: string): void {
   b.item(root, 'persistentStoreRuntimes', `_APPSERVER_${server}`, { healthState: OK('PersistentStore') });
   for (const collection of ['fileStores', 'JDBCStores']) {
-    for (const store of t.items([], collection)) {
-      if (t.serversOfTargets(store.values.targets).includes(server)) b.item(root, 'persistentStoreRuntimes', store.name, { healthState: OK('PersistentStore') });
-    }
+    for (const store of t.placedOn(collection, server)) b.item(root, 'persistentStoreRuntimes', store.name, { healthState: OK('PersistentStore') });
   }
 }

@@ -1,7 +1,9 @@
 // The dashboard: servers with state, health and live charts, clusters, running tasks, activations.
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { HISTORY, Sparkline } from './charts.js';
-import { api, followTask, html, mb, show, taskFailed } from './lib.js';
+import { api, hasRole, html, mb, shortTime } from './lib.js';
+import { OperationButtons, TaskProgress, useTask } from './tasks.js';
+import { summary } from './history.js';
 
 const POLL_MS = 2000;
 
@@ -56,22 +58,8 @@ function useDomain(enabled) {
   return { domain, error, refresh };
 }
 
-const LIFECYCLE = ['start', 'suspend', 'resume', 'shutdown', 'forceShutdown'];
-
-function ServerRow({ server, runtime, history, mayOperate, onTask }) {
-  const [task, setTask] = useState(undefined);
-  const [error, setError] = useState(undefined);
-  const run = async (operation) => {
-    setError(undefined);
-    try {
-      const r = await api('POST', `domainRuntime/serverLifeCycleRuntimes/${encodeURIComponent(server.name)}/${operation}`, {}, { Prefer: 'respond-async' });
-      const url = r.location || r.json?.links?.find((l) => l.rel === 'job')?.href;
-      await followTask(url, r.json, setTask);
-      onTask();
-    } catch (err) {
-      setError(err.message);
-    }
-  };
+function ServerRow({ server, runtime, history, mayOperate, isAdminServer, onTask }) {
+  const { task, error, run } = useTask(onTask);
   const health = runtime?.healthState?.state;
   const used = runtime?.JVMRuntime ? runtime.JVMRuntime.heapSizeCurrent - runtime.JVMRuntime.heapFreeCurrent : undefined;
   return html`<tr data-server=${server.name}>
@@ -82,12 +70,10 @@ function ServerRow({ server, runtime, history, mayOperate, onTask }) {
     <td>${runtime?.threadPoolRuntime?.executeThreadTotalCount ?? ''}<br /><${Sparkline} values=${history?.threads || []} label=${`threads ${server.name}`} /></td>
     <td><${Sparkline} values=${history?.rate || []} label=${`requests ${server.name}`} /></td>
     <td class="actions">
-      ${mayOperate && LIFECYCLE.map((op) => html`<button type="button" data-op=${op} onClick=${() => run(op)}>${op}</button>`)}
-      ${task && html`<div class=${`task ${task.completed ? (taskFailed(task) ? 'failed' : 'done') : 'running'}`} data-task=${task.operation}>
-        <progress max="1" value=${task.completed ? 1 : undefined}></progress>
-        ${' '}${task.taskStatus} ${task.progress}${taskFailed(task) ? `: ${show(task.taskError)}` : ''}
-      </div>`}
-      ${error && html`<p class="error" role="alert">${error}</p>`}
+      ${mayOperate && html`<${OperationButtons} kind="server" state=${server.state} what=${server.name}
+        except=${isAdminServer ? ['shutdown', 'forceShutdown'] : []}
+        onRun=${(op) => run(`domainRuntime/serverLifeCycleRuntimes/${encodeURIComponent(server.name)}/${op}`)} />`}
+      <${TaskProgress} task=${task} error=${error} label=${server.name} />
     </td>
   </tr>`;
 }
@@ -96,15 +82,21 @@ export function Dashboard({ user }) {
   const { domain, error, refresh } = useDomain(true);
   const [activations, setActivations] = useState([]);
   const [clusters, setClusters] = useState([]);
+  const [adminServer, setAdminServer] = useState(undefined);
+  useEffect(() => {
+    api('GET', 'domainConfig?links=none&fields=adminServerName')
+      .then((r) => setAdminServer(r.json.adminServerName))
+      .catch(() => setAdminServer(undefined));
+  }, []);
   useEffect(() => {
     api('GET', 'edit/changeManager/activations?links=none')
-      .then((r) => setActivations((r.json.items || []).slice(-5).reverse()))
+      .then((r) => setActivations((r.json.items || []).slice(0, 5)))
       .catch(() => setActivations([]));
     api('GET', 'domainConfig/clusters?links=none&fields=name,servers')
       .then((r) => setClusters(r.json.items || []))
       .catch(() => setClusters([]));
   }, [domain?.at && Math.floor(domain.at / 10000)]);
-  const mayOperate = user.roles.includes('Admin') || user.roles.includes('Operator');
+  const mayOperate = hasRole(user, 'Admin', 'Operator');
   const tasks = (domain?.servers || []).flatMap((s) => (s.tasks?.items || []).filter((t) => t.running));
   const stateOf = new Map((domain?.servers || []).map((s) => [s.name, s.state]));
   return html`<section aria-labelledby="servers-h">
@@ -112,7 +104,7 @@ export function Dashboard({ user }) {
       ${error && html`<p class="error" role="alert">${error}</p>`}
       ${!domain ? html`<p>Reading the domain…</p>` : html`<div class="scroll"><table class="servers">
         <thead><tr><th>Server</th><th>State</th><th>Health</th><th>Heap used</th><th>Threads</th><th>Requests/s</th><th>Lifecycle</th></tr></thead>
-        <tbody>${domain.servers.map((s) => html`<${ServerRow} key=${s.name} server=${s} runtime=${domain.running.get(s.name)} history=${domain.history.get(s.name)} mayOperate=${mayOperate} onTask=${refresh} />`)}</tbody>
+        <tbody>${domain.servers.map((s) => html`<${ServerRow} key=${s.name} server=${s} runtime=${domain.running.get(s.name)} history=${domain.history.get(s.name)} mayOperate=${mayOperate} isAdminServer=${s.name === adminServer} onTask=${refresh} />`)}</tbody>
       </table></div>`}
     </section>
     <section aria-labelledby="clusters-h">
@@ -130,6 +122,6 @@ export function Dashboard({ user }) {
     </section>
     <section aria-labelledby="activations-h">
       <h2 id="activations-h">Recent activations</h2>
-      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${a.completionTime || a.time || ''} ${a.user || ''}: ${(a.changes || []).length} change${(a.changes || []).length === 1 ? '' : 's'}</li>`)}</ul>`}
+      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${shortTime(a.endTime)} ${a.user || ''}: ${summary(a.changes || [])}</li>`)}</ul>`}
     </section>`;
 }
