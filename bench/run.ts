@@ -8,6 +8,7 @@ import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
+import { benchSearch } from './search.js';
 import { benchStores } from './stores.js';
 import { benchTopology } from './topology.js';
 import { benchWorkload } from './workload.js';
@@ -16,6 +17,7 @@ const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
   all.push([`reads ${store.label}`, () => benchReads(store)]);
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
+  all.push([`search ${store.label}`, () => benchSearch(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);

@@ -27,9 +27,17 @@ export interface View {
   origin: string;
   /** The query parameters: `fields`, `excludeFields`, `links`, `excludeLinks`, and `before` for audit pages. */
   query?: Record<string, unknown>;
+  /**
+   * The caller takes a large body printed piece by piece: searches and collection reads answer with
+   * a `StreamedJson` body (its pieces make the same text the object would print).
+   */
+  stream?: boolean;
 }
 
-/** An answer of the API: a status of the REST interface, a JSON body (none with 304), and headers (`Location`, `ETag`). */
+/**
+ * An answer of the API: a status of the REST interface, a JSON body (none with 304; a `StreamedJson`
+ * when the view asks for streams), and headers (`Location`, `ETag`).
+ */
 export interface Answer {
   status: number;
   body: unknown;

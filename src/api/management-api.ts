@@ -260,7 +260,7 @@ export class ManagementApi {
           evaluate(caller.conditions, this.tagOf(this.parts.resolver.resolve(place.refresh(), place.segments, place.version), ctx), false, what);
         }
       : undefined;
-    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what);
+    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true);
   }
 
   /** The entity tag of what a target names now: a bean (an action's bean), a collection; undefined for the rest. */
@@ -408,7 +408,7 @@ export class ManagementApi {
     throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
   }
 
-  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string): Promise<Answer> {
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean): Promise<Answer> {
     const { renderer, recorder } = this.parts;
     const reads = method === 'GET' || method === 'HEAD';
     const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ...conditions };
@@ -443,6 +443,12 @@ export class ManagementApi {
       }
       case 'collection': {
         const { owner, prop } = target;
+        if (reads && stream && method === 'GET') {
+          // Printed item by item; the tag, taken as the items are, is judged before the body is sent.
+          const body = renderer.collectionStream(owner, prop, target.path, ctx, target.mount);
+          body.notModified = (tag) => evaluate(caller.conditions, tag, true, what) === 'not-modified';
+          return ok(body);
+        }
         if (reads) {
           return this.tagged(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what);
         }
@@ -490,7 +496,8 @@ export class ManagementApi {
         if (method !== 'POST') throw methodNotAllowed(method, ['POST']);
         // A search's answer is made for its query; it has no entity tag to compare.
         evaluate(caller.conditions, undefined, false, what);
-        return ok(this.parts.searcher.search(target.node, bodyObject(body, 'search query'), ctx));
+        const query = bodyObject(body, 'search query');
+        return ok(stream ? this.parts.searcher.stream(target.node, query, ctx) : this.parts.searcher.search(target.node, query, ctx));
     }
   }
 

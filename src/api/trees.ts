@@ -203,9 +203,11 @@ export class Trees {
   private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues): TreeRoot | undefined {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
+    // One layered view per root, not one per bean looked up.
+    const view = new WithConnections(tree, this.domain.runtime.pools, server);
     return {
       name: 'serverRuntime',
-      source: new WithTasks(this.domain.tasks, () => new WithConnections(tree, this.domain.runtime.pools, server), serverTaskPrefix(server)),
+      source: new WithTasks(this.domain.tasks, () => view, serverTaskPrefix(server)),
       type: this.catalog.type('appserver.management.runtime.ServerRuntimeMBean'),
       base,
       server,

@@ -26,6 +26,31 @@ export function digestTag(text: string): string {
   return `"${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"`;
 }
 
+/**
+ * The tag `digestTag(JSON.stringify([name, [s0, s1, ...]]))` gives, taken one string at a time: a
+ * collection of thousands of items is digested without holding their list.
+ */
+export class ListDigest {
+  private readonly hash = createHash('sha256');
+  private first = true;
+
+  constructor(name: string) {
+    this.hash.update(`[${JSON.stringify(name)},[`);
+  }
+
+  /** One element of the list (undefined as JSON writes it in an array: null). */
+  add(s: string | undefined): void {
+    const text = JSON.stringify(s) ?? 'null';
+    this.hash.update(this.first ? text : `,${text}`);
+    this.first = false;
+  }
+
+  tag(): string {
+    this.hash.update(']]');
+    return `"${this.hash.digest('base64url').slice(0, 22)}"`;
+  }
+}
+
 /** Whether a request carries any condition. */
 export function hasConditions(c: Conditions | undefined): c is Conditions {
   return c !== undefined && (c.ifMatch !== undefined || c.ifNoneMatch !== undefined);

@@ -27,6 +27,7 @@ import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/e
 import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
+import { largeAnswers } from './streaming.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -182,7 +183,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const controlled = (url: string) => control !== undefined && isControlUrl(url);
 
   const apps = new AppEndpoints(deps.api);
-  const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }));
+  const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }), largeAnswers);
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
 

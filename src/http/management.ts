@@ -9,7 +9,9 @@ import type { Conditions } from '../core/preconditions.js';
 import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Uploads } from './deploy-requests.js';
 import { originOf } from './origin.js';
-import { sendJson } from './send.js';
+import { StreamedJson } from '../render/streamed.js';
+import { sendJson, sendText } from './send.js';
+import { type LargeAnswers, sendStreamed } from './streaming.js';
 
 /** Request header naming the edit session a request works in. */
 export const SESSION_HEADER = 'appserver.edit.session';
@@ -18,11 +20,15 @@ export class ManagementRoutes {
   constructor(
     private readonly api: ManagementApi,
     private readonly uploads: Uploads,
+    /** Streamed answers under way, by user. */
+    private readonly large: LargeAnswers,
   ) {}
 
   async handle(request: FastifyRequest, reply: FastifyReply, at: Address): Promise<FastifyReply> {
     const caller = callerOf(request, reply);
-    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown> };
+    // Searches and collection reads come printed item by item, except for a browser's page (made from the whole body).
+    const stream = (request.method === 'GET' || request.method === 'POST') && !request.wantsHtml;
+    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, ...(stream ? { stream } : {}) };
     let answer: Answer;
     if (request.isMultipart()) {
       // Admitted only where uploads are taken (the body was judged before it was read).
@@ -35,11 +41,13 @@ export class ManagementRoutes {
     } else {
       answer = await this.api.request(request.method, caller, at, { body: request.body }, view);
     }
-    if (answer.status === 304) {
-      // Not modified: the tag again, and no body.
-      for (const [k, v] of Object.entries(answer.headers ?? {})) reply.header(k, v);
-      return reply.code(304).send();
+    if (answer.body instanceof StreamedJson) {
+      const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large);
+      if (outcome === undefined) return reply;
+      if ('notModified' in outcome) return notModified(reply, outcome.notModified);
+      return sendText(reply, answer.status, outcome.text, outcome.headers, true);
     }
+    if (answer.status === 304) return notModified(reply, answer.headers ?? {});
     return sendJson(reply, answer.status, answer.body, answer.headers ?? {});
   }
 
@@ -47,6 +55,12 @@ export class ManagementRoutes {
   admit(request: FastifyRequest, at: Address): Promise<Admission> {
     return this.api.admit(request.method, callerOf(request), at);
   }
+}
+
+/** Not modified: the tag again, and no body. */
+function notModified(reply: FastifyReply, headers: Record<string, string>): FastifyReply {
+  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+  return reply.code(304).send();
 }
 
 /** The caller of a request: its principal, address, edit session, `Prefer`, and its going away. */

@@ -6,13 +6,17 @@ import type { BeanNode, Mount, Resolver } from '../tree/resolve.js';
 import type { Link, Urls } from './links.js';
 import { type Shape, wantsField, wantsLinks, wantsRel } from './query.js';
 import { defaultOf, fieldValue, toWire } from './values.js';
-import { digestTag } from '../core/preconditions.js';
+import { ListDigest, digestTag } from '../core/preconditions.js';
+import { ObjectArrayText, ObjectText, valueText, printable } from './json-text.js';
+import { StreamedJson } from './streamed.js';
 
 export interface RenderContext {
   urls: Urls;
   version: ApiVersion;
   shape: Shape;
   productionMode: boolean;
+  /** The fields a field list selects, by bean type, once per context (a search's query node sees many beans of a type). */
+  selected?: Map<TypeDef, readonly PropDef[]>;
 }
 
 type Json = Record<string, unknown>;
@@ -63,6 +67,49 @@ export class Renderer {
     const etag = digestTag(JSON.stringify([prop.name, states]));
     if (!render) return { body: {}, etag };
     return { body: this.collectionBody(owner, prop, path, ctx, bodies), etag };
+  }
+
+  /**
+   * A collection as `collectionWithTag` renders it, printed item by item (the same text), with the
+   * same entity tag taken item by item too: what the pieces print is digested as they go, and the
+   * tag's `rest` takes the items not printed yet (an answer sent only after its tag is known).
+   */
+  collectionStream(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, mount?: Mount): StreamedJson {
+    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    const digest = new ListDigest(prop.name);
+    let digested = 0;
+    const take = (item: BeanNode, render: boolean): Json | undefined => {
+      const state: unknown[] = [];
+      const body = render ? this.render(item, ctx, true, state) : undefined;
+      digest.add(item.identity[item.identity.length - 1]);
+      digest.add(state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx, true));
+      digested++;
+      return body;
+    };
+    const renderer = this;
+    function* pieces(): Generator<string, void, undefined> {
+      const out = new ObjectText(0);
+      const head = renderer.collectionBody(owner, prop, path, ctx, []);
+      let text = printable(head.links) ? out.member('links', head.links) : '';
+      const list = new ObjectArrayText(items.length, 1);
+      text += out.open('items') + list.open();
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i]!;
+        // Items the tag has taken already are only rendered.
+        const body = i < digested ? renderer.bean(item, ctx, true) : take(item, true)!;
+        yield text + list.before(i) + valueText(body, list.elementDepth);
+        text = '';
+      }
+      yield text + list.close() + out.close();
+    }
+    function* rest(): Generator<void, void, undefined> {
+      while (digested < items.length) {
+        take(items[digested]!, false);
+        yield;
+      }
+    }
+    let tag: string | undefined;
+    return new StreamedJson(pieces(), { tag: { rest, value: () => (tag ??= digest.tag()) } });
   }
 
   /**
@@ -231,12 +278,15 @@ export class Renderer {
 }
 
 /** The visible fields named by the request's field list. */
-function selected(node: BeanNode, ctx: RenderContext): PropDef[] {
+function selected(node: BeanNode, ctx: RenderContext): readonly PropDef[] {
+  const known = ctx.selected?.get(node.type);
+  if (known) return known;
   const out: PropDef[] = [];
   for (const name of ctx.shape.fields!) {
     const p = node.type.prop.get(name);
     if (p && (p.shape === 'scalar' || p.shape === 'reference') && !p.internal && !p.linkOnly && visibleIn(p, ctx.version)) out.push(p);
   }
+  ctx.selected?.set(node.type, out);
   return out;
 }
 

@@ -5,7 +5,7 @@
 const STEP = '    ';
 const pads: string[] = [''];
 
-function pad(depth: number): string {
+export function pad(depth: number): string {
   let p = pads[depth];
   if (p === undefined) p = pads[depth] = STEP.repeat(depth);
   return p;
@@ -53,6 +53,84 @@ function value(v: unknown, depth: number): string {
 
 /** The body as JSON text in the product's layout. */
 export function printJson(body: unknown): string {
-  // '/' can only occur inside JSON strings, so escaping it everywhere is safe.
-  return value(body, 0).replaceAll('/', '\\/');
+  return escapeSlashes(value(body, 0));
+}
+
+/**
+ * '/' as the product writes it, escaped with a backslash. It can only occur inside JSON strings, so escaping every one
+ * is safe, and a text can be escaped piece by piece wherever it is cut.
+ */
+export function escapeSlashes(text: string): string {
+  return text.replaceAll('/', '\\/');
+}
+
+/** A value's text nested `depth` levels deep, '/' not yet escaped (for bodies printed piece by piece). */
+export function valueText(v: unknown, depth: number): string {
+  return value(v, depth);
+}
+
+/** Whether an object member with this value is printed at all (undefined, functions and symbols are not). */
+export function printable(v: unknown): boolean {
+  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+}
+
+/**
+ * One JSON object printed member by member, as `printJson` lays out an object `depth` levels deep:
+ * `open` gives the text before a member's value, `close` the text after the last one.
+ */
+export class ObjectText {
+  private opened = false;
+  constructor(private readonly depth: number) {}
+
+  /** The text before the value of member `key`. */
+  open(key: string): string {
+    const head = this.opened ? ',\n' : '{\n';
+    this.opened = true;
+    return `${head}${pad(this.depth + 1)}${JSON.stringify(key)}: `;
+  }
+
+  /** A whole member (nothing when its value is not printed). */
+  member(key: string, v: unknown): string {
+    return printable(v) ? this.open(key) + value(v, this.depth + 1) : '';
+  }
+
+  /** Every member of `o`, in its order. */
+  members(o: Record<string, unknown>): string {
+    let out = '';
+    for (const key in o) if (Object.hasOwn(o, key)) out += this.member(key, o[key]);
+    return out;
+  }
+
+  close(): string {
+    return this.opened ? `\n${pad(this.depth)}}` : '{}';
+  }
+}
+
+/**
+ * An array of `count` objects printed element by element, as `printJson` lays it out `depth` levels
+ * deep; `elementDepth` is how deep each element's object lies (a lone object shares its array's lines).
+ */
+export class ObjectArrayText {
+  readonly elementDepth: number;
+  constructor(
+    private readonly count: number,
+    private readonly depth: number,
+  ) {
+    this.elementDepth = count === 1 ? depth : depth + 1;
+  }
+
+  open(): string {
+    return this.count === 0 ? '[]' : '[';
+  }
+
+  /** The text before element `i`. */
+  before(i: number): string {
+    if (this.count === 1) return '';
+    return `${i === 0 ? '\n' : ',\n'}${pad(this.depth + 1)}`;
+  }
+
+  close(): string {
+    if (this.count === 0) return '';
+    return this.count === 1 ? ']' : `\n${pad(this.depth)}]`;
+  }
 }

@@ -1,12 +1,41 @@
 // `POST <tree root>/search`: one request that selects properties, links and children at every
-// level, the way monitoring tools read a server in a single round trip.
+// level, the way monitoring tools read a server in a single round trip. The query is read once per
+// request into a tree of compiled nodes (each with its shape and render context), and the walk
+// allocates per bean only what it returns. It gives the result as an object, or as text printed
+// item by item for an answer streamed to the client.
 import { badRequest } from '../core/problems.js';
-import type { ApiVersion } from '../catalog/model.js';
 import type { BeanNode, Resolver } from '../tree/resolve.js';
 import type { RenderContext, Renderer } from './entity.js';
+import { ObjectArrayText, ObjectText } from './json-text.js';
 import type { Shape } from './query.js';
+import { StreamedJson } from './streamed.js';
 
 type Json = Record<string, unknown>;
+
+/** Keys of a query node that shape it; any other key may filter a collection by its key property. */
+const SHAPING = new Set(['fields', 'excludeFields', 'links', 'excludeLinks', 'children']);
+
+/** One node of a query, read once for the whole request. */
+interface QueryNode {
+  /** The request's render context with this node's shape. */
+  ctx: RenderContext;
+  /** The children asked for, in the query's order. */
+  children: readonly ChildQuery[];
+  /** The query node as sent: a collection's key filter is read from it by the items' key property. */
+  raw: Json;
+  /** ` in children.a in children.b`: where the node is, as messages say it. */
+  where: string;
+  /** Key filters already read, by key property (undefined: no filter). */
+  keys: Map<string, ReadonlySet<string> | undefined>;
+}
+
+interface ChildQuery {
+  name: string;
+  query: QueryNode;
+}
+
+/** What a child of a bean is for the search: absent (not shown), a singleton (null when missing) or items. */
+type ChildTarget = { single: BeanNode | undefined } | { items: BeanNode[] } | undefined;
 
 function stringList(query: Json, key: string, where: string): Set<string> | undefined {
   const v = query[key];
@@ -29,44 +58,110 @@ function shapeOf(query: Json, where: string): Shape {
   return shape;
 }
 
+/**
+ * Reads a query node and everything below it. `late` is set when some key of a node is neither a
+ * shaping key nor a list: it is refused only if it turns out to be the key property of a collection
+ * the node meets, which the walk learns late (such an answer is sent only whole).
+ */
+function compile(query: Json, ctx: RenderContext, where: string, late: { value: boolean }): QueryNode {
+  const node: QueryNode = { ctx: { ...ctx, shape: shapeOf(query, where), selected: new Map() }, children: [], raw: query, where, keys: new Map() };
+  for (const key in query) {
+    if (Object.hasOwn(query, key) && !SHAPING.has(key) && query[key] !== undefined && !Array.isArray(query[key])) late.value = true;
+  }
+  const children = query.children;
+  if (children === undefined) return node;
+  if (children === null || typeof children !== 'object' || Array.isArray(children)) {
+    throw badRequest(`The property 'children' must be an object${where}.`);
+  }
+  const list: ChildQuery[] = [];
+  for (const [name, sub] of Object.entries(children as Json)) {
+    const subQuery = sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? (sub as Json) : {};
+    list.push({ name, query: compile(subQuery, ctx, `${where} in children.${name}`, late) });
+  }
+  node.children = list;
+  return node;
+}
+
 export class Searcher {
   constructor(
     private readonly resolver: Resolver,
     private readonly renderer: Renderer,
   ) {}
 
+  /** The search's result as an object. */
   search(node: BeanNode, query: Json, ctx: RenderContext): Json {
-    return this.node(node, query, ctx, '');
+    return this.object(node, compile(query, ctx, '', { value: false }));
   }
 
-  private node(node: BeanNode, query: Json, ctx: RenderContext, where: string): Json {
-    const out = this.renderer.bean(node, { ...ctx, shape: shapeOf(query, where) });
-    const children = query.children;
-    if (children === undefined) return out;
-    if (children === null || typeof children !== 'object' || Array.isArray(children)) {
-      throw badRequest(`The property 'children' must be an object${where}.`);
-    }
-    for (const [name, sub] of Object.entries(children as Json)) {
-      const subQuery = sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? (sub as Json) : {};
-      const at = `${where} in children.${name}`;
-      const result = this.child(node, name, subQuery, ctx, ctx.version, at);
-      if (result !== undefined) out[name] = result;
+  /**
+   * The search's result printed bean by bean, the same text `printJson(search(...))` gives. The
+   * query is read (and refused, when wrong) before this returns.
+   */
+  stream(node: BeanNode, query: Json, ctx: RenderContext): StreamedJson {
+    const late = { value: false };
+    const compiled = compile(query, ctx, '', late);
+    return new StreamedJson(this.text(node, compiled, 0), { whole: late.value });
+  }
+
+  private object(node: BeanNode, query: QueryNode): Json {
+    const out = this.renderer.bean(node, query.ctx);
+    for (const child of query.children) {
+      const target = this.target(node, child);
+      if (target === undefined) continue;
+      if ('single' in target) out[child.name] = target.single ? this.object(target.single, child.query) : null;
+      else out[child.name] = { items: target.items.map((item) => this.object(item, child.query)) };
     }
     return out;
   }
 
-  private child(node: BeanNode, name: string, query: Json, ctx: RenderContext, version: ApiVersion, where: string): unknown {
-    const prop = this.resolver.child(node, name, version);
-    if (!prop) return undefined;
-    if (prop.shape === 'singleton') {
-      const child = this.resolver.singleton(node, prop);
-      return child ? this.node(child, query, ctx, where) : null;
+  /** A bean and the children its query asks for, as text `depth` levels deep, a piece per bean. */
+  private *text(node: BeanNode, query: QueryNode, depth: number): Generator<string, void, undefined> {
+    const out = new ObjectText(depth);
+    let text = out.members(this.renderer.bean(node, query.ctx));
+    for (const child of query.children) {
+      const target = this.target(node, child);
+      if (target === undefined) continue;
+      text += out.open(child.name);
+      if ('single' in target) {
+        if (!target.single) {
+          text += 'null';
+          continue;
+        }
+        yield text;
+        text = '';
+        yield* this.text(target.single, child.query, depth + 1);
+        continue;
+      }
+      // A collection is `{"items": [...]}`.
+      const wrapper = new ObjectText(depth + 1);
+      const items = new ObjectArrayText(target.items.length, depth + 2);
+      text += wrapper.open('items') + items.open();
+      for (let i = 0; i < target.items.length; i++) {
+        yield text + items.before(i);
+        text = '';
+        yield* this.text(target.items[i]!, child.query, items.elementDepth);
+      }
+      text += items.close() + wrapper.close();
     }
+    yield text + out.close();
+  }
+
+  /** The child a query asks for, as the bean has it. */
+  private target(node: BeanNode, child: ChildQuery): ChildTarget {
+    const { name, query } = child;
+    const prop = this.resolver.child(node, name, query.ctx.version);
+    if (!prop) return undefined;
+    if (prop.shape === 'singleton') return { single: this.resolver.singleton(node, prop) };
     const mount = node.key === '' ? node.root.mounts?.get(name) : undefined;
     const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(node, prop);
     const keyProp = items[0]?.type.keyProp ?? 'name';
-    const keys = stringList(query, keyProp, where);
-    const selected = keys ? items.filter((item) => keys.has(String(item.record?.values[keyProp] ?? item.path[item.path.length - 1]))) : items;
-    return { items: selected.map((item) => this.node(item, query, ctx, where)) };
+    let keys = query.keys.get(keyProp);
+    if (keys === undefined && !query.keys.has(keyProp)) {
+      keys = stringList(query.raw, keyProp, query.where);
+      query.keys.set(keyProp, keys);
+    }
+    if (!keys) return { items };
+    const wanted = keys;
+    return { items: items.filter((item) => wanted.has(String(item.record?.values[keyProp] ?? item.path[item.path.length - 1]))) };
   }
 }

@@ -317,12 +317,18 @@ export class WithTasks implements TreeSource {
   ) {}
 
   bean(key: string): BeanRecord | undefined {
-    return this.tasks.bean(this.prefix + key) ?? this.inner().bean(key);
+    // Tasks lie only in their collections: other keys go straight to the tree, with no key built.
+    return (mayNameTask(key) ? this.tasks.bean(this.prefix + key) : undefined) ?? this.inner().bean(key);
   }
 
   itemNames(collectionKey: string): readonly string[] {
     return this.tasks.owns(collectionKey) ? this.tasks.itemNames(this.prefix + collectionKey) : this.inner().itemNames(collectionKey);
   }
+}
+
+/** Whether a key can be a task's (or lie below one): it passes through a collection the engine owns. */
+function mayNameTask(key: string): boolean {
+  return key.includes('tasks/') || key.includes('Tasks/') || key.includes('deploymentProgressObjects/');
 }
 
 /** The number in a task's name (`_12_start` is 12). */

@@ -167,9 +167,38 @@ export class Resolver {
   items(node: BeanNode, prop: PropDef): BeanNode[] {
     const cKey = childKey(node.key, prop.name);
     const out: BeanNode[] = [];
-    for (const name of node.root.source.itemNames(cKey)) {
-      const item = this.item(node, prop, name);
-      if (item) out.push(item);
+    const names = node.root.source.itemNames(cKey);
+    if (names.length === 0) return out;
+    if (prop.address) {
+      for (const name of names) {
+        const item = this.item(node, prop, name);
+        if (item) out.push(item);
+      }
+      return out;
+    }
+    // What every item shares is made once: the collection's key and path, its owner's name.
+    const { source, filter } = node.root;
+    const colPath = [...node.path, prop.name];
+    const parentName = node.record?.values.name ?? node.parentName;
+    const owner = typeof parentName === 'string' ? parentName : undefined;
+    for (const name of names) {
+      if (filter && !filter(prop, name)) continue;
+      const key = itemKey(cKey, name);
+      const record = source.bean(key);
+      if (!record) continue;
+      const item: BeanNode = {
+        root: node.root,
+        type: this.catalog.type(record.type),
+        key,
+        identity: [...node.identity, prop.name, name],
+        record,
+        ...(owner !== undefined ? { parentName: owner } : {}),
+        path: [...colPath, name],
+        parentPath: colPath,
+        via: prop,
+        scope: itemScope(this.behaviours, node.scope, prop, name),
+      };
+      out.push(item);
     }
     return out;
   }

@@ -6,11 +6,13 @@ import { render } from './vendor/preact.mjs';
 import { useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { ChangeCenter } from './changes.js';
 import { Dashboard } from './dashboard.js';
+import { Deployments } from './deployments.js';
 import { Keys, shortcutsOf, useShortcuts } from './keys.js';
 import { LifecycleManager } from './lcm.js';
 import { api, hasCredentials, html, signOut, whenSignedOut } from './lib.js';
 import { Lifecycle } from './lifecycle.js';
 import { SignIn } from './signin.js';
+import { Browse } from './tree.js';
 
 // `key` is the letter of the view's shortcut (g then the letter); without one, the first free
 // letter of its name is taken.
@@ -19,12 +21,17 @@ const VIEWS = [
   { id: 'changes', label: 'Change center', view: ChangeCenter, key: 'c' },
   { id: 'lifecycle', label: 'Lifecycle', view: Lifecycle, key: 'l' },
   { id: 'lcm', label: 'Lifecycle Manager', view: LifecycleManager, key: 'm' },
+  { id: 'browse', label: 'Browse', view: Browse, key: 'b' },
+  { id: 'deployments', label: 'Deployments', view: Deployments, key: 'p' },
 ];
+
+/** The view the hash names: what comes before a slash (#browse/domainConfig/servers/ms1 names a bean of Browse). */
+const viewOfHash = () => location.hash.slice(1).split('/')[0] || 'dashboard';
 
 function App() {
   const [user, setUser] = useState(undefined);
   const [message, setMessage] = useState(undefined);
-  const [view, setView] = useState(location.hash.slice(1) || 'dashboard');
+  const [view, setView] = useState(viewOfHash());
   const [theme, setTheme] = useState(localStorage.getItem('appserver-console-theme') || 'auto');
   const [help, setHelp] = useState(false);
   const heading = useRef(null);
@@ -40,7 +47,7 @@ function App() {
         .then((r) => setUser(r.json))
         .catch(() => signOut(undefined));
     }
-    const onHash = () => setView(location.hash.slice(1) || 'dashboard');
+    const onHash = () => setView(viewOfHash());
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);

@@ -1,4 +1,4 @@
-// The history of activations (edit/changeManager/activations, newest first): who activated, when,
+// The history of activations (edit/changeManager/activations lists them newest first): who activated, when,
 // from which edit session, whether a restart is needed, and each change with its old and new values.
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { api, html, show, shortTime } from './lib.js';
@@ -7,6 +7,12 @@ import { api, html, show, shortTime } from './lib.js';
 const PAGE = 20;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "3 changes to 2 beans": a created or deleted bean counts as one change, a modification one per property. */
+export function summary(changes) {
+  const count = changes.reduce((n, c) => n + (c.operation === 'modify' ? Math.max(1, (c.properties || []).length) : 1), 0);
+  return `${plural(count, 'change')} to ${plural(changes.length, 'bean')}`;
+}
 
 /** Changes as activation records and pending changes list them: one row per property changed. */
 export function Changes({ changes, label }) {
@@ -26,7 +32,7 @@ export function ActivationHistory({ version }) {
   useEffect(() => {
     api('GET', 'edit/changeManager/activations?links=none')
       .then((r) => {
-        setItems([...(r.json.items || [])].reverse());
+        setItems(r.json.items || []);
         setError(undefined);
       })
       .catch((err) => setError(err.message));
@@ -37,7 +43,7 @@ export function ActivationHistory({ version }) {
     ${!items ? !error && html`<p>Reading the activations…</p>` : items.length === 0 ? html`<p>Nothing has been activated yet.</p>` : html`
       <ol class="activation-history" reversed start=${items.length}>${items.slice(0, shown).map((a) => html`<li data-activation=${a.name}>
         <details>
-          <summary><strong>${a.user || '?'}</strong> ${shortTime(a.endTime || a.startTime)} — ${plural((a.changes || []).length, 'change')}
+          <summary><strong>${a.user || '?'}</strong> ${shortTime(a.endTime || a.startTime)} — ${summary(a.changes || [])}
             ${a.editSession && a.editSession !== 'default' ? ` in session ${a.editSession}` : ''}${a.restartRequired ? ' — restart needed' : ''}
             <span class="muted"> (version ${a.version})</span></summary>
           ${(a.changes || []).length > 0 ? html`<${Changes} changes=${a.changes} label=${`Changes of activation ${a.name}`} />` : html`<p>No change recorded.</p>`}

@@ -30,21 +30,34 @@ export class CallError extends Error {
   }
 }
 
-function problemText(status, body) {
+/** The text of a JSON error of the server: its detail and the detail of each of its errors. */
+export function problemText(status, body) {
   const details = body && Array.isArray(body['appserver:errorsDetails']) ? body['appserver:errorsDetails'].map((d) => d.detail) : [];
   return [body && body.detail, ...details].filter(Boolean).join(' ') || `HTTP ${status}`;
 }
 
-/** One call of the REST interface; a 401 signs the console out. */
-export async function api(method, path, body, extra = {}) {
-  const headers = {
+/** The headers every call carries: this tab's credentials, and the request not to be challenged. */
+export function callHeaders(method = 'GET') {
+  return {
     Accept: 'application/json',
     // Asks the server not to challenge: a failed sign-in shows in the form, not in a browser dialog.
     'X-Requested-With': 'XMLHttpRequest',
     ...(credentials ? { Authorization: `Basic ${btoa(`${credentials.user}:${credentials.password}`)}` } : {}),
-    ...(method === 'GET' ? {} : { 'X-Requested-By': 'appserver-console', 'Content-Type': 'application/json' }),
-    ...extra,
+    ...(method === 'GET' ? {} : { 'X-Requested-By': 'appserver-console' }),
   };
+}
+
+/** What an answer of the server means for the console: a 401 signs it out; any failure is a CallError. */
+export function answered(status, json) {
+  if (status === 401 && credentials) {
+    signOut('Your credentials are no longer accepted; sign in again.');
+  }
+  if (status < 200 || status > 299) throw new CallError(status, problemText(status, json));
+}
+
+/** One call of the REST interface; a 401 signs the console out. */
+export async function api(method, path, body, extra = {}) {
+  const headers = { ...callHeaders(method), ...(method === 'GET' ? {} : { 'Content-Type': 'application/json' }), ...extra };
   const url = /^(https?:)?\//.test(path) ? path : `${BASE}/${path}`;
   const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
   const text = await response.text();
@@ -54,10 +67,7 @@ export async function api(method, path, body, extra = {}) {
   } catch {
     json = undefined;
   }
-  if (response.status === 401 && credentials) {
-    signOut('Your credentials are no longer accepted; sign in again.');
-  }
-  if (!response.ok) throw new CallError(response.status, problemText(response.status, json));
+  answered(response.status, json);
   return { status: response.status, json, location: response.headers.get('location') };
 }
 
@@ -80,7 +90,8 @@ export async function followTask(url, first, report) {
   return task;
 }
 
-export const taskFailed = (t) => Boolean(t && (t.taskError || t.progress === 'failed' || /FAILED/.test(t.taskStatus || '')));
+export const taskFailed = (t) => Boolean(t && (t.taskError || t.progress === 'failed' || /FAILED/.test(t.taskStatus || t.state || '')));
+
 export const show = (v) => (v === undefined ? '' : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 export const mb = (bytes) => (typeof bytes === 'number' ? `${Math.round(bytes / 1048576)} MB` : '');
 

@@ -1,7 +1,7 @@
 // Lifecycle operations as tasks, for every view that starts one (servers, clusters, partitions,
-// resource groups, deployments): the call that asks for the task, the polling that follows it,
-// the buttons that offer the operations, and one component showing a task's progress, its final
-// status or its error.
+// resource groups, deployments with their progress objects): the call that asks for the task, the
+// polling that follows it, the buttons that offer the operations, and one component showing a
+// task's progress, its final status or its error.
 import { useRef, useState } from './vendor/hooks.mjs';
 import { api, followTask, html, show, taskFailed } from './lib.js';
 
@@ -48,12 +48,24 @@ export function useTask(onEnd) {
 /** Where a task is: running, done or failed (the class the view and the tests look for). */
 export const taskPhase = (t) => (t.completed || t.running === false ? (taskFailed(t) ? 'failed' : 'done') : 'running');
 
-/** A task's progress bar (moving until it ends), its status, and its error if it failed. */
-export function TaskProgress({ task, error, label }) {
+/** Why a task or a deployment's progress object failed, in the server's words. */
+export function taskErrorText(t) {
+  const error = t.taskError || (Array.isArray(t.rootExceptions) && t.rootExceptions[0]);
+  if (error) return typeof error.message === 'string' ? error.message : show(error);
+  const messages = Array.isArray(t.deploymentMessages) ? t.deploymentMessages : [];
+  return messages[messages.length - 1] || 'failed';
+}
+
+/**
+ * A task's (or a deployment progress object's) bar, moving until it ends, its status, and its error
+ * if it failed. `name` marks it for the page (data-task; the task's operation by default).
+ */
+export function TaskProgress({ task, error, label, name }) {
   if (!task && !error) return null;
-  return html`${task && html`<div class=${`task ${taskPhase(task)}`} data-task=${task.operation} role="status">
-      <progress max="1" value=${taskPhase(task) === 'running' ? undefined : 1} aria-label=${`${label || task.description || task.operation}: ${task.taskStatus || task.progress || ''}`}></progress>
-      ${' '}${task.taskStatus} ${task.progress}${taskFailed(task) ? `: ${show(task.taskError)}` : ''}
+  const status = task && (task.taskStatus || task.state || '');
+  return html`${task && html`<div class=${`task ${taskPhase(task)}`} data-task=${name || task.operation} role="status">
+      <progress max="1" value=${taskPhase(task) === 'running' ? undefined : 1} aria-label=${`${label || task.description || task.operation || name}: ${status || task.progress || ''}`}></progress>
+      ${' '}${status} ${task.progress || ''}${taskFailed(task) ? `: ${taskErrorText(task)}` : ''}
     </div>`}
     ${error && html`<p class="error" role="alert">${error}</p>`}`;
 }

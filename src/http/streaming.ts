@@ -1,0 +1,215 @@
+// Large answers (a search over many servers, a collection of thousands of beans) written as they are
+// printed: the client takes the body piece by piece, other requests run between the pieces, the
+// printing waits while the client's socket is full and stops when the client goes away, and one
+// user may have only a few such answers under way at once.
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { tooMany } from '../core/problems.js';
+import { escapeSlashes } from '../render/json-text.js';
+import type { StreamedJson } from '../render/streamed.js';
+
+/** An answer that stays below this many characters is sent whole, with its length; a larger one is streamed. */
+export const LARGE_ANSWER_CHARS = 256 * 1024;
+
+/** Streamed answers one user may have under way at once; one more is refused with 429. */
+export const LARGE_ANSWERS_PER_USER = 4;
+
+/** Printing time between two turns of the event loop, so that small reads are answered meanwhile (ms). */
+const SLICE_MS = 4;
+
+/** Text handed to the socket at once. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** How long a streamed answer waits for a client that stopped reading before it is cut (ms). */
+const STALLED_CLIENT_MS = 30_000;
+
+/** Counts each user's streamed answers under way. */
+export class LargeAnswers {
+  private readonly held = new Map<string, number>();
+
+  constructor(readonly perUser = LARGE_ANSWERS_PER_USER) {}
+
+  /** Takes one of the user's places (undefined when all are taken); the function gives it back (once). */
+  take(user: string): (() => void) | undefined {
+    const n = this.held.get(user) ?? 0;
+    if (n >= this.perUser) return undefined;
+    this.held.set(user, n + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.held.get(user) ?? 1) - 1;
+      if (left <= 0) this.held.delete(user);
+      else this.held.set(user, left);
+    };
+  }
+
+  /** The user's streamed answers under way. */
+  underWay(user: string): number {
+    return this.held.get(user) ?? 0;
+  }
+}
+
+/** What became of a streamed body: small, sent by the caller as one text; 304; or handled here. */
+export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | undefined;
+
+/** The process's count: every listener of the process serves from the same memory. */
+export const largeAnswers = new LargeAnswers();
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Sends a body printed piece by piece. Its first pieces are printed at once; a body that ends
+ * within `LARGE_ANSWER_CHARS` (or must be whole) is sent as one, like any other answer. A larger
+ * one takes one of the user's places (429 when none is free), has its entity tag finished first
+ * when it carries one (304 when the request's condition says so), then is streamed. Returns the
+ * body as one text when it was small, for the caller to send; undefined when it was handled here.
+ */
+export async function sendStreamed(
+  reply: FastifyReply,
+  status: number,
+  body: StreamedJson,
+  headers: Record<string, string>,
+  user: string,
+  places: LargeAnswers,
+): Promise<StreamedOutcome> {
+  const { pieces } = body;
+  const { whole, tag } = body.options;
+  let first = '';
+  let ended = false;
+  try {
+    while (whole || first.length < LARGE_ANSWER_CHARS) {
+      const next = pieces.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      first += next.value;
+    }
+  } catch (err) {
+    pieces.return();
+    throw err;
+  }
+  if (ended) {
+    if (!tag) return { text: first, headers };
+    const etag = tag.value();
+    const tagged = { ...headers, etag };
+    return body.notModified?.(etag) ? { notModified: tagged } : { text: first, headers: tagged };
+  }
+  const release = places.take(user);
+  if (!release) {
+    pieces.return();
+    throw tooMany(
+      `The user '${user}' has ${places.perUser} large answers (over ${LARGE_ANSWER_CHARS / 1024} KiB) under way, the most one user may have at once; retry when one of them has been read.`,
+      1,
+    );
+  }
+  const res = reply.raw;
+  let gone = false;
+  res.once('close', () => {
+    gone = true;
+    release();
+  });
+  try {
+    const out = { ...headers };
+    if (tag) {
+      // The tag goes in the headers: the items not printed yet are digested first.
+      let start = performance.now();
+      for (const _ of tag.rest()) {
+        if (performance.now() - start < SLICE_MS) continue;
+        await turn();
+        if (gone) {
+          pieces.return();
+          res.destroy();
+          return undefined;
+        }
+        start = performance.now();
+      }
+      out.etag = tag.value();
+      if (body.notModified?.(out.etag)) {
+        pieces.return();
+        release();
+        return { notModified: out };
+      }
+    }
+    reply.code(status);
+    for (const [k, v] of Object.entries(out)) reply.header(k, v);
+    reply.header('content-type', 'application/json');
+    reply.header('vary', 'Accept-Encoding');
+    reply.send(new PiecesStream(first, pieces, release, reply));
+    return undefined;
+  } catch (err) {
+    pieces.return();
+    release();
+    throw err;
+  }
+}
+
+/** The rest of a body as a readable stream: printed as the socket takes it, a slice of time at a time. */
+class PiecesStream extends Readable {
+  private pending: string;
+  private pumping = false;
+  private stalled: NodeJS.Timeout | undefined;
+
+  constructor(
+    first: string,
+    private readonly pieces: Generator<string, void, undefined>,
+    private readonly release: () => void,
+    private readonly reply: FastifyReply,
+  ) {
+    // Room for a few chunks ahead of the socket, so printing does not wait on every write.
+    super({ highWaterMark: 4 * CHUNK_CHARS });
+    this.pending = first;
+  }
+
+  override _read(): void {
+    if (this.stalled) clearTimeout(this.stalled);
+    this.stalled = undefined;
+    if (!this.pumping) this.pump();
+  }
+
+  private pump(): void {
+    this.pumping = true;
+    const start = performance.now();
+    try {
+      for (;;) {
+        if (this.destroyed) return;
+        if (this.pending.length >= CHUNK_CHARS) {
+          const more = this.push(escapeSlashes(this.pending));
+          this.pending = '';
+          if (!more) {
+            // The client reads slower than we print: wait for it, but not for ever.
+            this.pumping = false;
+            this.stalled = setTimeout(() => this.destroy(new Error('the client stopped reading a streamed answer')), STALLED_CLIENT_MS);
+            this.stalled.unref();
+            return;
+          }
+        }
+        const next = this.pieces.next();
+        if (next.done) {
+          if (this.pending !== '') this.push(escapeSlashes(this.pending));
+          this.pending = '';
+          this.push(null);
+          return;
+        }
+        this.pending += next.value;
+        if (performance.now() - start >= SLICE_MS) {
+          // Other requests get their turn between two slices.
+          setImmediate(() => this.pump());
+          return;
+        }
+      }
+    } catch (err) {
+      // Headers are out: the client sees the connection cut rather than a body that lies.
+      this.reply.log.error({ err }, 'a streamed answer failed while printing');
+      this.destroy(err as Error);
+    }
+  }
+
+  override _destroy(err: Error | null, done: (error?: Error | null) => void): void {
+    if (this.stalled) clearTimeout(this.stalled);
+    this.pieces.return();
+    this.release();
+    done(err);
+  }
+}

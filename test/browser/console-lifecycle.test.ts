@@ -1,0 +1,280 @@
+// The console's Lifecycle, Lifecycle Manager and change-history views in a real browser, and the
+// console driven by the keyboard alone: a cluster started (one task per member, followed to
+// RUNNING) and shut down, a member's failed start shown with its error, partition and resource
+// group operations, environments and associations made over REST and in the view, the history of
+// activations with each change, a server started without a mouse, and a Monitor offered nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN } from '../support/server.js';
+import { browserSkip, launchBrowser } from '../support/browser.js';
+import { type ControlServer, startControlServer } from '../support/control.js';
+import { addToEnvironment, association, createDatabase, createEnvironment, createRuntimePartition, createUserIn, type Http, lcOf, mOf } from '../support/lcm.js';
+
+const skip = browserSkip();
+
+let srv: ControlServer;
+let browser: Browser;
+let lc: Http;
+
+async function consolePage(width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
+  page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
+  await page.goto(`${srv.origin}/console/`);
+  return page;
+}
+
+async function signIn(page: Page, user: string, password: string): Promise<void> {
+  await page.getByLabel('User name').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#view-heading').waitFor();
+}
+
+async function openView(page: Page, name: string): Promise<void> {
+  await page.getByRole('link', { name, exact: true }).click();
+  await page.waitForFunction((n) => document.getElementById('view-heading')?.textContent === n, name);
+}
+
+async function stateOf(path: string): Promise<unknown> {
+  const r = await srv.admin.get(`${path}?links=none`);
+  assert.equal(r.status, 200, r.text);
+  return r.json;
+}
+
+const serverState = async (name: string) => ((await stateOf(`domainRuntime/serverLifeCycleRuntimes/${name}`)) as { state: string }).state;
+
+describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { skip }, () => {
+  before(async () => {
+    // The control interface's clock follows the wall clock; a start takes 2 s, as by default.
+    srv = await startControlServer({ manual: false });
+    browser = await launchBrowser();
+    lc = lcOf(() => ({ origin: srv.origin }) as never);
+    await createUserIn(mOf(() => ({ latest: srv.latest }) as never), 'watcher', 'watcher-pw1', 'Monitors');
+  });
+
+  after(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  test('a cluster starts: one task per member with its progress, to RUNNING; then it shuts down', async () => {
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle');
+    const row = page.locator('tr[data-cluster="cluster1"]');
+    assert.match(await row.locator('[data-field="summary"]').innerText(), /0 of 2 running/);
+    // Nothing runs yet, so only starting makes sense.
+    assert.equal(await row.locator('button[data-op="shutdown"]').isDisabled(), true);
+    await row.locator('button[data-op="start"]').click();
+    // While the members start, the cluster's bar and each member's task show.
+    await row.locator('.cluster-run.running[data-run="start"]').waitFor();
+    await row.locator('li[data-member-task="ms1"] .task').waitFor();
+    await row.locator('.cluster-run.done[data-run="start"]').waitFor({ timeout: 60_000 });
+    assert.match(await row.locator('.cluster-run').innerText(), /start: 2 of 2 members ended/);
+    for (const m of ['ms1', 'ms2']) {
+      assert.match(await row.locator(`li[data-member-task="${m}"] .task.done`).innerText(), /TASK COMPLETED/);
+      assert.equal(await serverState(m), 'RUNNING');
+    }
+    await page.waitForFunction(() => /2 of 2 running/.test(document.querySelector('tr[data-cluster="cluster1"] [data-field="summary"]')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    await row.locator('button[data-op="shutdown"]').click();
+    await row.locator('.cluster-run.done[data-run="shutdown"]').waitFor({ timeout: 60_000 });
+    for (const m of ['ms1', 'ms2']) assert.equal(await serverState(m), 'SHUTDOWN');
+    await page.context().close();
+  });
+
+  test("a member that fails to start: the cluster's run shows the failure and the error", async () => {
+    const fault = await srv.ctl.post('faults', { kind: 'startFailure', server: 'ms2', message: 'disk full on the test host' });
+    assert.equal(fault.status, 201, fault.text);
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle');
+    const row = page.locator('tr[data-cluster="cluster1"]');
+    await row.locator('button[data-op="start"]').click();
+    await row.locator('.cluster-run.failed[data-run="start"]').waitFor({ timeout: 60_000 });
+    assert.match(await row.locator('.cluster-run').innerText(), /2 of 2 members ended, 1 failed/);
+    assert.match(await row.locator('li[data-member-task="ms2"] .task.failed').innerText(), /disk full on the test host/);
+    assert.match(await row.locator('li[data-member-task="ms1"] .task.done').innerText(), /TASK COMPLETED/);
+    assert.equal(await serverState('ms2'), 'FAILED');
+    // Back to both down, for the tests that follow (a FAILED server may be force-shut down).
+    await page.waitForFunction(() => document.querySelector('tr[data-cluster="cluster1"] li[data-member="ms2"]')?.textContent?.includes('FAILED'), undefined, { timeout: 15_000 });
+    await row.locator('button[data-op="forceShutdown"]').click();
+    await row.locator('.cluster-run.done[data-run="forceShutdown"]').waitFor({ timeout: 60_000 });
+    for (const m of ['ms1', 'ms2']) assert.equal(await serverState(m), 'SHUTDOWN');
+    await page.context().close();
+  });
+
+  test('partitions and resource groups: boot and start a halted partition, suspend and resume a group', async () => {
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle');
+    const p2 = page.locator('tr[data-partition-row="partition2"]');
+    assert.match(await p2.locator('[data-field="state"]').innerText(), /SHUTDOWN \(HALTED\)/);
+    assert.equal(await p2.locator('button[data-op="resume"]').isDisabled(), true);
+    await p2.locator('button[data-op="boot"]').click();
+    await p2.locator('.task.done[data-task="BOOT"]').waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => /BOOTED/.test(document.querySelector('tr[data-partition-row="partition2"] [data-field="state"]')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    await p2.locator('button[data-op="start"]').click();
+    await p2.locator('.task.done[data-task="START"]').waitFor({ timeout: 30_000 });
+    assert.equal(((await stateOf('domainRuntime/domainPartitionRuntimes/partition2/partitionLifeCycleRuntime')) as { state: string }).state, 'RUNNING');
+
+    const rg = page.locator('tr[data-group="partition1-rg"]');
+    const rgPath = 'domainRuntime/domainPartitionRuntimes/partition1/partitionLifeCycleRuntime/resourceGroupLifeCycleRuntimes/partition1-rg';
+    await rg.locator('button[data-op="suspend"]').click();
+    await rg.locator('.task.done[data-task="SUSPEND"]').waitFor({ timeout: 30_000 });
+    assert.equal(((await stateOf(rgPath)) as { state: string }).state, 'ADMIN');
+    await page.waitForFunction(() => document.querySelector('tr[data-group="partition1-rg"] [data-field="state"]')?.textContent === 'ADMIN', undefined, { timeout: 15_000 });
+    await rg.locator('button[data-op="resume"]').click();
+    await rg.locator('.task.done[data-task="RESUME"]').waitFor({ timeout: 30_000 });
+    assert.equal(((await stateOf(rgPath)) as { state: string }).state, 'RUNNING');
+    await page.context().close();
+  });
+
+  test('the Lifecycle Manager shows an environment made over REST with its association; the view associates and dissociates', async () => {
+    await createDatabase(lc, 'db1', 'dbhost', 1521);
+    await createRuntimePartition(lc, 'db1', 'pdb-a');
+    await createRuntimePartition(lc, 'db1', 'pdb-b');
+    await createEnvironment(lc, 'env1');
+    await addToEnvironment(lc, 'env1', 'demo_domain', 'partition1');
+    await addToEnvironment(lc, 'env1', 'db1', 'pdb-a');
+    const made = await lc.post('environments/env1/associatePartitions', association('partition1', 'demo_domain', 'pdb-a', 'db1'));
+    assert.equal(made.status, 200, made.text);
+
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle Manager');
+    const env = page.locator('article[data-environment="env1"]');
+    await env.waitFor();
+    assert.deepEqual(await env.locator('li[data-partition]').evaluateAll((els) => els.map((e) => e.getAttribute('data-partition'))), ['demo_domain/partition1', 'db1/pdb-a']);
+    assert.match(await env.locator('li[data-association="demo_domain/partition1|db1/pdb-a"]').innerText(), /demo_domain\/partition1 ↔ db1\/pdb-a/);
+    assert.match(await page.locator('tr[data-runtime="db1"]').innerText(), /database\s+tcp:\/\/dbhost:1521\s+pdb-a, pdb-b/);
+
+    // The view's own changes: a second environment, two partitions in it, associated, then dissociated.
+    await page.getByLabel('New environment').fill('env2');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const env2 = page.locator('article[data-environment="env2"]');
+    await env2.waitFor();
+    for (const p of ['demo_domain/partition2', 'db1/pdb-b']) {
+      await env2.getByLabel('partition to add to env2').selectOption(p);
+      await env2.getByRole('button', { name: 'Add', exact: true }).click();
+      await env2.locator(`li[data-partition="${p}"]`).waitFor();
+    }
+    await env2.getByLabel('first partition to associate in env2').selectOption('demo_domain/partition2');
+    await env2.getByLabel('second partition to associate in env2').selectOption('db1/pdb-b');
+    await env2.getByRole('button', { name: 'Associate', exact: true }).click();
+    await env2.locator('li[data-association="demo_domain/partition2|db1/pdb-b"]').waitFor();
+    const env2Read = (await lc.get('environments/env2?links=none')).json as { associations: { partition1Name: string; partition2Name: string }[] };
+    assert.deepEqual(env2Read.associations.map((a) => [a.partition1Name, a.partition2Name]), [['partition2', 'pdb-b']]);
+    await env2.getByRole('button', { name: 'dissociate partition2 and pdb-b' }).click();
+    await page.waitForFunction(() => !document.querySelector('article[data-environment="env2"] li[data-association]'));
+    assert.deepEqual(((await lc.get('environments/env2?links=none')).json as { associations: unknown[] }).associations, []);
+    await page.context().close();
+  });
+
+  test('the change center lists every activation with who and what', async () => {
+    for (const notes of ['first note', 'second note']) {
+      for (const [path, body] of [['edit/changeManager/startEdit', {}], ['edit/servers/ms1', { notes }], ['edit/changeManager/activate', {}]] as const) {
+        const r = await srv.admin.post(path, body);
+        assert.equal(r.status, 200, `${path}: ${r.text}`);
+      }
+    }
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Change center');
+    const items = page.locator('ol.activation-history > li');
+    await items.first().waitFor();
+    assert.ok((await items.count()) >= 2);
+    // Newest first: the second note, by admin, one change.
+    const newest = items.first();
+    assert.match(await newest.locator('summary').innerText(), /admin .* 1 change/);
+    await newest.locator('summary').click();
+    assert.match(await newest.getByRole('table').innerText(), /servers\/ms1\s+modify\s+notes\s+first note\s+second note/);
+    await page.context().close();
+  });
+
+  test('by keyboard alone: sign in, skip link, view shortcuts, start a server with visible focus', async () => {
+    const page = await consolePage();
+    const kb = page.keyboard;
+    // The user name has the focus when the page opens.
+    await kb.type(ADMIN.user);
+    await kb.press('Tab');
+    await kb.type(ADMIN.password);
+    await kb.press('Enter');
+    await page.locator('tr[data-server="ms1"]').waitFor();
+    const focused = () => page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return el ? `${el.tagName.toLowerCase()}#${el.id}.${el.className}|${el.textContent?.trim().slice(0, 40)}` : '';
+    });
+    assert.match(await focused(), /^h1#view-heading.*\|Dashboard$/);
+    // Shortcuts: g c opens the change center, g l the lifecycle, g d the dashboard; the heading takes the focus.
+    for (const [letter, heading] of [['c', 'Change center'], ['l', 'Lifecycle'], ['m', 'Lifecycle Manager'], ['d', 'Dashboard']]) {
+      await kb.press('g');
+      await kb.press(letter!);
+      await page.waitForFunction((h) => document.activeElement?.id === 'view-heading' && document.activeElement.textContent === h, heading);
+    }
+    // Backwards from the heading, the first stop of the page is the skip link; it shows when focused and leads back.
+    let steps = 0;
+    while (!(await focused()).startsWith('a#.skip') && steps++ < 30) await kb.press('Shift+Tab');
+    assert.match(await focused(), /^a#\.skip\|Skip to the main content$/);
+    const box = await page.locator('a.skip').boundingBox();
+    assert.ok(box && box.y >= 0, 'the focused skip link is on screen');
+    await kb.press('Enter');
+    assert.match(await focused(), /^h1#view-heading/);
+    // Forwards to ms1's start button (greyed-out buttons are no stop of Tab).
+    steps = 0;
+    const isStart = () => page.evaluate(() => document.activeElement?.matches('tr[data-server="ms1"] button[data-op="start"]') ?? false);
+    while (!(await isStart()) && steps++ < 40) await kb.press('Tab');
+    assert.ok(await isStart(), `Tab never reached ms1's start button (at ${await focused()})`);
+    const outline = await page.evaluate(() => {
+      const s = getComputedStyle(document.activeElement!);
+      return { style: s.outlineStyle, width: s.outlineWidth };
+    });
+    assert.notEqual(outline.style, 'none', 'the focused button shows its focus');
+    assert.notEqual(outline.width, '0px');
+    await kb.press('Enter');
+    const ms1 = page.locator('tr[data-server="ms1"]');
+    await ms1.locator('.task.done[data-task="start"]').waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('tr[data-server="ms1"] [data-field="state"]')?.textContent === 'RUNNING', undefined, { timeout: 15_000 });
+    assert.equal(await serverState('ms1'), 'RUNNING');
+    // ? lists the shortcuts; Escape closes the list.
+    await kb.press('?');
+    const dialog = page.getByRole('dialog', { name: 'Keyboard' });
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /g\s*l\s*Lifecycle\b/);
+    await kb.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.context().close();
+  });
+
+  test('a Monitor reads the lifecycle and the Lifecycle Manager and is offered no action', async () => {
+    const page = await consolePage();
+    await signIn(page, 'watcher', 'watcher-pw1');
+    await openView(page, 'Lifecycle');
+    await page.locator('tr[data-cluster="cluster1"]').waitFor();
+    await page.locator('tr[data-group="partition1-rg"]').waitFor();
+    assert.equal(await page.locator('main button').count(), 0);
+    await openView(page, 'Lifecycle Manager');
+    await page.locator('tr[data-runtime="demo_domain"]').waitFor();
+    await page.locator('article[data-environment]').first().waitFor();
+    assert.equal(await page.locator('main button, main form').count(), 0);
+    await openView(page, 'Change center');
+    await page.locator('ol.activation-history > li').first().waitFor();
+    assert.equal(await page.locator('#start-edit').count(), 0);
+    await page.context().close();
+  });
+
+  test('the new views fit a phone', async () => {
+    const page = await consolePage(390);
+    await signIn(page, ADMIN.user, ADMIN.password);
+    for (const [view, shown] of [['Lifecycle', 'tr[data-cluster="cluster1"]'], ['Lifecycle Manager', 'tr[data-runtime="db1"]'], ['Change center', 'ol.activation-history']]) {
+      await openView(page, view!);
+      await page.locator(shown!).waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${view}: the page is ${overflow} px wider than the phone`);
+    }
+    await page.context().close();
+  });
+});
