@@ -64,7 +64,8 @@ function useDeployments() {
       }, Math.max(250, last + 1000 - Date.now()));
     };
     const stop = watchDomain('kinds=runtime,activation', (kind, event) => {
-      if (kind === 'open' || kind === 'reset') soon();
+      // Without the stream (lost, or too many watches), each retry is a reading of its own.
+      if (kind === 'open' || kind === 'reset' || kind === 'lost') soon();
       else if (kind === 'runtime' && (event.subject === 'application' || event.subject === 'server')) soon();
       else if (kind === 'activation' && (event.beans || []).some((b) => /^edit\/(appDeployments|libraries)\//.test(b.path || ''))) soon();
     });
