@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { HISTORY, Sparkline } from './charts.js';
 import { api, hasRole, html, mb, shortTime } from './lib.js';
 import { OperationButtons, TaskProgress, useTask } from './tasks.js';
+import { summary } from './history.js';
 
 const POLL_MS = 2000;
 
@@ -121,6 +122,6 @@ export function Dashboard({ user }) {
     </section>
     <section aria-labelledby="activations-h">
       <h2 id="activations-h">Recent activations</h2>
-      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${shortTime(a.endTime)} ${a.user || ''}: ${(a.changes || []).length} change${(a.changes || []).length === 1 ? '' : 's'}</li>`)}</ul>`}
+      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${shortTime(a.endTime)} ${a.user || ''}: ${summary(a.changes || [])}</li>`)}</ul>`}
     </section>`;
 }

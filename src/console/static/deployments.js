@@ -135,7 +135,7 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
     <td class="source">${app.sourcePath || ''}</td>
     <td class="targets">${
       !states
-        ? '…'
+        ? 'Reading…'
         : states.length === 0
           ? 'no target'
           : html`<ul>${states.map((s) => html`<li><${StateItem} row=${s} />${s.members.length > 0 && html`<ul>${s.members.map((m) => html`<li><${StateItem} row=${m} /></li>`)}</ul>`}</li>`)}</ul>`
