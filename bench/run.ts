@@ -10,6 +10,7 @@ import { benchListeners } from './listeners.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchSearch } from './search.js';
 import { benchStores } from './stores.js';
+import { benchTopology } from './topology.js';
 import { benchWorkload } from './workload.js';
 
 const all: [string, () => Promise<unknown>][] = [];
@@ -21,6 +22,7 @@ for (const store of benchStores()) {
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
+  all.push([`topology ${store.label}`, () => benchTopology(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).
