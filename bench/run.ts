@@ -11,6 +11,7 @@ import { benchRenderCache } from './render-cache.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchSearch } from './search.js';
 import { benchStores } from './stores.js';
+import { benchTopology } from './topology.js';
 import { benchWorkload } from './workload.js';
 
 const all: [string, () => Promise<unknown>][] = [];
@@ -23,6 +24,7 @@ for (const store of benchStores()) {
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
+  all.push([`topology ${store.label}`, () => benchTopology(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).

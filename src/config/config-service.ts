@@ -118,6 +118,7 @@ export class ConfigService {
   private readonly revs = new Map<string, number>();
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
+  private readonly beforeListeners: ((changes: readonly ChangeSummary[]) => void)[] = [];
   private sessionListeners: (() => void)[] = [];
   /** startEdits waiting for a lock to be released: who waits, and how to wake or end the wait. */
   private readonly waiters = new Set<{ user: string; wake: () => void; end: (err: Problem) => void }>();
@@ -266,6 +267,7 @@ export class ConfigService {
     const changes = record.changes as ChangeSummary[];
     const keys = [...new Set(changes.map((c) => keyOfIdentity(c.identity)))];
     const rows = await this.store.loadSubtrees('config', keys);
+    for (const l of this.beforeListeners) l(changes);
     for (const key of keys) {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
       if (key !== '') this.config.remove(key);
@@ -282,6 +284,14 @@ export class ConfigService {
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
     const result: ActivationResult = { id: record.id, version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
     for (const l of this.listeners) await l(result);
+  }
+
+  /**
+   * Called with an activation's changes just before the configuration in memory takes them (the
+   * runtime notes where the beans they touch show as things were).
+   */
+  beforeApplying(listener: (changes: readonly ChangeSummary[]) => void): void {
+    this.beforeListeners.push(listener);
   }
 
   /** `first`: called before the listeners added so far (the watch journal tells of an activation before of what follows from it). */
@@ -886,6 +896,7 @@ export class ConfigService {
     this.records.unshift({ ...record, id });
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     // The store holds the new configuration: now the memory follows.
+    for (const l of this.beforeListeners) l(summaries);
     for (const key of write.remove) {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
       this.config.remove(key);

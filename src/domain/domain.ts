@@ -99,6 +99,7 @@ export class Domain implements DomainParts {
     const { configService, runtime, security, catalog, persistence, log, changes } = this;
     this.announceChanges();
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
+    configService.beforeApplying((changes) => runtime.noteActivation(changes));
     configService.onActivation(async (result) => {
       if (!result.remote) log.info({ version: result.version, changes: result.changes.length, restartRequired: result.restartRequired }, `activated configuration version ${result.version}`);
       const topology = this.topology();
