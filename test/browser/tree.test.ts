@@ -104,10 +104,13 @@ describe('the console: Browse', { skip }, () => {
     await page.keyboard.press('ArrowLeft');
     await page.locator('li[data-path="serverConfig/servers"]').waitFor({ state: 'detached' });
     assert.equal(await page.locator('li[data-path="serverConfig"]').getAttribute('aria-expanded'), 'false');
+    // A hash with a dot segment names no bean (the URL would resolve it to somewhere else).
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/../../currentUser`);
+    await page.locator('.bean-pane').getByText('Choose a bean in a tree').waitFor();
     // A bean that is not there: the page says so in the server's words.
     await page.goto(`${srv.origin}/console/#browse/domainConfig/servers/nope`);
     assert.match(await page.locator('.bean-page').getByRole('alert').innerText(), /'nope' was not found/);
-    await page.goBack();
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/servers/ms1`);
     // The reference link leads to the cluster's page.
     await page.locator('tr[data-property="cluster"] a.ref').click();
     await page.locator('section[data-bean="domainConfig/clusters/cluster1"]').waitFor();
@@ -142,6 +145,25 @@ describe('the console: Browse', { skip }, () => {
     assert.equal(new URL(page.url()).hash, `#browse/domainConfig/clusters/${encodeURIComponent('blue team é')}`);
     await page.reload();
     assert.equal(await page.locator('section[data-bean="domainConfig/clusters/blue team é"] #bean-h').innerText(), 'blue team é');
+    // A bean made after its branch was read: its link opens it, and the branch is read again.
+    await post('edit/changeManager/startEdit');
+    await post('edit/clusters', { name: 'newcomer' });
+    await post('edit/changeManager/activate');
+    assert.equal(await page.locator('li[data-path="domainConfig/clusters/newcomer"]').count(), 0);
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/clusters/newcomer`);
+    await page.locator('li[data-path="domainConfig/clusters/newcomer"][aria-selected="true"]').waitFor();
+    // ... and one deleted goes from the branch when it is opened again.
+    await post('edit/changeManager/startEdit');
+    assert.equal((await call(`${srv.latest}/edit/clusters/newcomer`, { method: 'DELETE', headers: WRITE })).status, 200);
+    await post('edit/changeManager/activate');
+    const clusters = page.locator('li[data-path="domainConfig/clusters"] > button.twisty');
+    await clusters.click();
+    await page.locator('li[data-path="domainConfig/clusters"][aria-expanded="false"]').waitFor();
+    await clusters.click();
+    await page.locator('li[data-path="domainConfig/clusters/cluster1"]').waitFor();
+    assert.equal(await page.locator('li[data-path="domainConfig/clusters/newcomer"]').count(), 0);
+    await page.locator('#tree-search').fill('newcomer');
+    assert.equal(await page.getByRole('list', { name: 'Matches among the opened branches' }).count(), 0);
     // Runtime beans are found too.
     await page.locator('#tree-search').fill('ms2');
     await page.locator('#tree-search').press('Enter');

@@ -130,6 +130,12 @@ export function Browse({ user }) {
     redraw();
     try {
       const children = await childrenOf(node);
+      // What the node held before and holds no more goes, with everything below it.
+      const prefix = `${keyOf(node.segments)}/`;
+      const kept = new Set(children.map((c) => keyOf(c.segments)));
+      for (const k of [...nodes.keys()]) {
+        if (k.startsWith(prefix) && !kept.has(prefix + k.slice(prefix.length).split('/')[0])) nodes.delete(k);
+      }
       for (const c of children) {
         const k = keyOf(c.segments);
         if (!nodes.has(k)) nodes.set(k, { ...c, open: false });
@@ -144,6 +150,8 @@ export function Browse({ user }) {
   };
   const toggle = (node) => {
     node.open = !node.open;
+    // A collection opened again is read again: beans come and go.
+    if (node.open && node.kind === 'collection' && !node.loading) node.children = undefined;
     if (node.open) load(node);
     redraw();
   };
@@ -157,8 +165,15 @@ export function Browse({ user }) {
     let live = true;
     (async () => {
       for (let depth = 1; depth <= segments.length && live; depth++) {
-        const node = nodes.get(keyOf(segments.slice(0, depth)));
-        if (!node) break;
+        let node = nodes.get(keyOf(segments.slice(0, depth)));
+        const parent = nodes.get(keyOf(segments.slice(0, depth - 1)));
+        if (!node && parent?.children && !parent.loading) {
+          // Made since its parent was read: the parent is read again.
+          parent.children = undefined;
+          await load(parent);
+          node = nodes.get(keyOf(segments.slice(0, depth)));
+        }
+        if (!node || !live) break;
         node.open = true;
         await load(node);
       }
