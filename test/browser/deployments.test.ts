@@ -246,6 +246,24 @@ describe('the Deployments view of the console', { skip }, () => {
     assert.equal(await page.locator('tr[data-app="elsewhere"] button').count(), 0);
     await page.context().close();
   });
+  test('without the watch stream (the server refuses it) the view still follows, reading at each retry', async () => {
+    const fault = await srv.ctl.post('faults', { kind: 'status', urlPattern: '/management/appserver/*/watch*', status: 503 });
+    assert.equal(fault.status, 201, fault.text);
+    try {
+      const page = await consolePage('watcher', 'watcher-pw1');
+      const r = await call(`${srv.latest}/domainRuntime/deploymentManager/deploy`, {
+        method: 'POST',
+        body: { name: 'unwatched', applicationPath: '/srv/apps/unwatched.war', targets: ['AdminServer'], plan: null, deploymentOptions: {} },
+        headers: WRITE,
+      });
+      assert.ok([200, 201, 202].includes(r.status), r.text);
+      await stateShown(page, 'unwatched', 'AdminServer', 'STATE_ACTIVE');
+      await page.context().close();
+    } finally {
+      await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`);
+    }
+  });
+
   test('more applications than a page: 25 shown with their states, the rest on request, and a search that finds any', async () => {
     for (let i = 0; i < 30; i++) {
       const name = `bulk-${String(i).padStart(2, '0')}`;

@@ -64,7 +64,8 @@ function useDeployments() {
       }, Math.max(250, last + 1000 - Date.now()));
     };
     const stop = watchDomain('kinds=runtime,activation', (kind, event) => {
-      if (kind === 'open' || kind === 'reset') soon();
+      // Without the stream (lost, or too many watches), each retry is a reading of its own.
+      if (kind === 'open' || kind === 'reset' || kind === 'lost') soon();
       else if (kind === 'runtime' && (event.subject === 'application' || event.subject === 'server')) soon();
       else if (kind === 'activation' && (event.beans || []).some((b) => /^edit\/(appDeployments|libraries)\//.test(b.path || ''))) soon();
     });
@@ -134,7 +135,7 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
     <td class="source">${app.sourcePath || ''}</td>
     <td class="targets">${
       !states
-        ? '…'
+        ? 'Reading…'
         : states.length === 0
           ? 'no target'
           : html`<ul>${states.map((s) => html`<li><${StateItem} row=${s} />${s.members.length > 0 && html`<ul>${s.members.map((m) => html`<li><${StateItem} row=${m} /></li>`)}</ul>`}</li>`)}</ul>`
