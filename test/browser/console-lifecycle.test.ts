@@ -285,8 +285,13 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     });
     assert.notEqual(outline.style, 'none', 'the focused button shows its focus');
     assert.notEqual(outline.width, '0px');
+    // A slower start (4 s more), so the dashboard's list of running tasks, read every 2 s, sees it.
+    const slow = await srv.ctl.post('faults', { kind: 'slow', server: 'ms1', latencyMs: 4000, count: 1 });
+    assert.equal(slow.status, 201, slow.text);
     await kb.press('Enter');
     const ms1 = page.locator('tr[data-server="ms1"]');
+    await ms1.locator('.task.running[data-task="start"] progress').waitFor();
+    await page.locator('li[data-running-task="ms1"] .task.running progress').waitFor({ timeout: 15_000 });
     await ms1.locator('.task.done[data-task="start"]').waitFor({ timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('tr[data-server="ms1"] [data-field="state"]')?.textContent === 'RUNNING', undefined, { timeout: 15_000 });
     assert.equal(await serverState('ms1'), 'RUNNING');
