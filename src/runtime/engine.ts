@@ -9,6 +9,7 @@ import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-va
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { type ActivationChange, placementOf, runtimeEffect } from '../behaviour/runtime-effects.js';
 import { BeanTree } from '../tree/records.js';
+import { childKey, keyOfIdentity } from '../core/identity.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { ApplicationArchives } from './archives/applications.js';
 import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } from './figures.js';
@@ -861,12 +862,12 @@ export class RuntimeEngine implements RuntimeFigures {
 
 /** The lists of names the domain runtime is made from: when they are the same, so is it. */
 function domainShape(t: Topology): string {
-  const names = (list: readonly NamedBean[]) => list.map((b) => b.name);
+  const names = (collection: string) => t.source.itemNames(collection);
   return JSON.stringify([
     t.domainName,
-    names(t.servers()),
-    names(t.appDeployments()),
-    t.partitions().map((p) => [p.name, p.values.partitionID ?? null, names(t.resourceGroups(p))]),
-    names(t.items([], 'resourceGroups')),
+    names('servers'),
+    names('appDeployments'),
+    t.partitions().map((p) => [p.name, p.values.partitionID ?? null, t.source.itemNames(childKey(keyOfIdentity(p.identity), 'resourceGroups'))]),
+    names('resourceGroups'),
   ]);
 }
