@@ -199,6 +199,12 @@ describe('the console: Browse', { skip }, () => {
       assert.match(await bean.locator(`tr[data-property="${property}"] th`).innerText(), /read-only/, property);
     }
 
+    // A secret typed and emptied again is no change.
+    const secret = bean.locator('#p-customIdentityKeyStorePassPhrase');
+    await secret.fill('x');
+    await bean.locator('#save:enabled').waitFor();
+    await secret.fill('');
+    await bean.locator('#save:disabled').waitFor();
     // A value the server refuses is explained, and nothing is saved.
     await bean.locator('#p-listenPort').fill('70000');
     await bean.locator('#save').click();
@@ -206,9 +212,15 @@ describe('the console: Browse', { skip }, () => {
     await bean.locator('#p-listenPort').fill('7123');
     await keyStores.selectOption({ label: 'CustomIdentityAndCustomTrust' });
     await cluster.selectOption({ label: 'clusters/cluster2' });
+    await secret.fill('k3y-s3cret');
     await bean.locator('#save').click();
     await bean.locator('#save:disabled').waitFor();
     assert.equal(await bean.getByRole('alert').count(), 0);
+    // The secret went into the session, and the page does not show it back.
+    assert.equal(await secret.inputValue(), '');
+    assert.ok(!(await page.content()).includes('k3y-s3cret'));
+    const session = (await call(`${srv.latest}/edit/changeManager?links=none`)).json;
+    assert.ok(session.pendingChanges.some((c: { properties?: { name: string }[] }) => c.properties?.some((p) => p.name === 'customIdentityKeyStorePassPhrase')));
     // Saved into the session only: the domain's configuration is unchanged until activation.
     const before = (await call(`${srv.latest}/domainConfig/servers/ms2?fields=listenPort,keyStores,cluster&links=none`)).json;
     assert.notEqual(before.listenPort, 7123);

@@ -118,7 +118,7 @@ export function Dashboard({ user }) {
     </section>
     <section aria-labelledby="tasks-h">
       <h2 id="tasks-h">Running tasks</h2>
-      ${tasks.length === 0 ? html`<p>None.</p>` : html`<ul>${tasks.map((t) => html`<li>${t.serverName}: ${t.operation} (${t.progress})</li>`)}</ul>`}
+      ${tasks.length === 0 ? html`<p>None.</p>` : html`<ul class="running-tasks">${tasks.map((t) => html`<li data-running-task=${t.serverName}>${t.serverName}: <${TaskProgress} task=${t} label=${t.serverName} /></li>`)}</ul>`}
     </section>
     <section aria-labelledby="activations-h">
       <h2 id="activations-h">Recent activations</h2>

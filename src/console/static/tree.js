@@ -122,6 +122,7 @@ export function Browse({ user }) {
   const [segments, setSegments] = useState(() => segmentsOfHash(location.hash));
   const nodes = useRef(new Map(TREES.map((t) => [t, { segments: [t], kind: 'bean', open: false }]))).current;
   const [, setVersion] = useState(0);
+  const pane$ = useRef(null);
   const redraw = () => setVersion((v) => v + 1);
   const load = async (node) => {
     if (node.children || node.loading) return;
@@ -178,6 +179,14 @@ export function Browse({ user }) {
         await load(node);
       }
       redraw();
+      // The chosen bean's line is brought into the tree's view (the pane scrolls, not the page).
+      requestAnimationFrame(() => {
+        const pane = pane$.current;
+        const line = pane?.querySelector('li[aria-selected="true"] > a');
+        if (!pane || !line) return;
+        const offset = line.getBoundingClientRect().top - pane.getBoundingClientRect().top;
+        if (offset < 0 || offset > pane.clientHeight - line.offsetHeight) pane.scrollTop += offset - pane.clientHeight / 3;
+      });
     })();
     return () => {
       live = false;
@@ -187,9 +196,11 @@ export function Browse({ user }) {
   return html`<div class="browse">
     <aside class="tree-pane" aria-label="Management trees">
       <${Search} nodes=${nodes} user=${user} />
-      <ul role="tree" aria-label="Management trees" onKeyDown=${(e) => onTreeKey(e, nodes, toggle)}>
-        ${TREES.map((t) => html`<${TreeNode} key=${t} node=${nodes.get(t)} nodes=${nodes} selected=${selected} toggle=${toggle} />`)}
-      </ul>
+      <div class="tree-scroll" ref=${pane$}>
+        <ul role="tree" aria-label="Management trees" onKeyDown=${(e) => onTreeKey(e, nodes, toggle)}>
+          ${TREES.map((t) => html`<${TreeNode} key=${t} node=${nodes.get(t)} nodes=${nodes} selected=${selected} toggle=${toggle} />`)}
+        </ul>
+      </div>
     </aside>
     <div class="bean-pane">
       ${segments.length > 0
