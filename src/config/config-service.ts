@@ -126,6 +126,8 @@ export class ConfigService {
   onLockEvent: (event: LockEvent) => void | Promise<void> = () => {};
   /** The latest activation records, newest first. */
   records: ActivationRecord[] = [];
+  /** Told when an operation that may have changed the configuration or a session ended (or failed). */
+  onChanged: () => void = () => {};
 
   private constructor(
     private readonly catalog: Catalog,
@@ -199,7 +201,7 @@ export class ConfigService {
    * operation then sees the store's state and runs once more against it.
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await fn();
@@ -216,7 +218,18 @@ export class ConfigService {
 
   /** Picks up what other servers sharing the store activated, and their session changes. */
   sync(): Promise<void> {
-    return this.mutex.run(() => this.reloadLocked());
+    return this.changing(() => this.reloadLocked());
+  }
+
+  /** Runs `fn` alone; whatever it did, changes are told when it ends (before its caller goes on). */
+  private changing<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      try {
+        return await fn();
+      } finally {
+        this.onChanged();
+      }
+    });
   }
 
   private async reloadLocked(): Promise<void> {
@@ -232,7 +245,7 @@ export class ConfigService {
    * sessions again from the store; nothing runs between the two for a request to see half of it.
    */
   replaceAll(rows: StoredBean[], version: number): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       const sessions = await this.store.sessions();
       for (const [key, record] of this.config.entries()) this.refs.remove(key, record);
       this.config.clear();
@@ -444,6 +457,12 @@ export class ConfigService {
   }
 
   /** Whether the session's lock ran out of time (it is released at the next look). */
+  /** Whether a lock's time ran out (its session is released by the next `expireLapsed`). */
+  anyLapsed(): boolean {
+    for (const s of this.sessions.values()) if (this.lapsed(s)) return true;
+    return false;
+  }
+
   private lapsed(s: EditSession): boolean {
     const expires = s.info.lockExpires;
     return s.info.owner !== null && typeof expires === 'number' && expires <= this.now();
@@ -461,7 +480,7 @@ export class ConfigService {
 
   /** Releases every lapsed lock; costs a look at each session when none has lapsed. */
   async expireLapsed(): Promise<void> {
-    if (![...this.sessions.values()].some((s) => this.lapsed(s))) return;
+    if (!this.anyLapsed()) return;
     await this.exclusive(async () => {
       for (const s of [...this.sessions.values()]) await this.expireLocked(s);
     });

@@ -17,7 +17,9 @@ export interface NamedBean {
 
 /** Items of a collection targeted alike: the servers their targets stand for, and the items with their positions. */
 interface PlacementGroup {
-  servers: ReadonlySet<string>;
+  targets: unknown[];
+  /** The servers the targets stand for in this topology (computed when first needed). */
+  servers?: ReadonlySet<string>;
   items: [number, NamedBean][];
 }
 
@@ -38,6 +40,24 @@ export class Topology implements PlacementView {
   /** `retained`: dynamic servers a shrunk cluster dropped that are still listed while they stop. */
   constructor(config: TreeSource, retained: readonly string[] = []) {
     this.config = withDynamicServers(config, retained);
+  }
+
+  /**
+   * Takes over from the topology of the previous configuration version what the changes between
+   * them cannot have moved: the lists of the top-level collections none of them touched (their
+   * records are the same objects) and how their items group by target list; the servers those
+   * targets stand for are computed again (cluster members may have moved). The servers' own list
+   * is never taken over: dynamic servers follow clusters and templates.
+   */
+  carry(previous: Topology, touched: ReadonlySet<string>): this {
+    const keep = (collection: string) => !collection.includes('/') && collection !== 'servers' && !touched.has(collection);
+    for (const [key, list] of previous.lists) if (keep(key) && !this.lists.has(key)) this.lists.set(key, list);
+    for (const [key, index] of previous.named) if (keep(key) && !this.named.has(key)) this.named.set(key, index);
+    for (const [key, index] of previous.placements) {
+      if (!keep(key) || this.placements.has(key)) continue;
+      this.placements.set(key, { groups: index.groups.map((g) => ({ targets: g.targets, items: g.items })), byServer: new Map() });
+    }
+    return this;
   }
 
   /** The configuration with its dynamic servers. */
@@ -181,7 +201,7 @@ export class Topology implements PlacementView {
     }
     let placed = index.byServer.get(server);
     if (!placed) {
-      const groups = index.groups.filter((g) => g.servers.has(server));
+      const groups = index.groups.filter((g) => (g.servers ??= new Set(this.serversOfTargets(g.targets))).has(server));
       placed = groups.length === 1 ? groups[0]!.items.map(([, item]) => item) : groups.flatMap((g) => g.items).sort(([a], [b]) => a - b).map(([, item]) => item);
       index.byServer.set(server, placed);
     }
@@ -197,7 +217,7 @@ export class Topology implements PlacementView {
       const key = JSON.stringify(targets);
       let group = groups.get(key);
       if (!group) {
-        group = { servers: new Set(this.serversOfTargets(targets)), items: [] };
+        group = { targets, items: [] };
         groups.set(key, group);
       }
       group.items.push([position, item]);

@@ -1,8 +1,9 @@
 // The console's Lifecycle, Lifecycle Manager and change-history views in a real browser, and the
 // console driven by the keyboard alone: a cluster started (one task per member, followed to
 // RUNNING) and shut down, a member's failed start shown with its error, partition and resource
-// group operations, environments and associations made over REST and in the view, the history of
-// activations with each change, a server started without a mouse, and a Monitor offered nothing.
+// group operations, environments, associations and runtimes made over REST and in the view, the
+// history of activations with each change, a server started without a mouse, a Monitor offered
+// nothing, the views at phone width, and a long list of partitions shown 25 at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -332,6 +333,39 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
       const wide = await page.evaluate(() => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 392).slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).join(', '));
       assert.ok(overflow <= 0, `${view}: the page is ${overflow} px wider than the phone (${wide})`);
     }
+    await page.context().close();
+  });
+
+  test('many partitions: 25 at a time, a filter by name, more on request', async () => {
+    // 28 more partitions (30 in all), made in one activation; a new partition is halted.
+    assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
+    for (let i = 1; i <= 28; i++) {
+      const r = await srv.admin.post('edit/partitions', { name: `bulk-${String(i).padStart(2, '0')}` });
+      assert.equal(r.status, 201, r.text);
+    }
+    assert.equal((await srv.admin.post('edit/changeManager/activate', {})).status, 200);
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle');
+    const rows = page.locator('tr[data-partition-row]');
+    await page.locator('[data-count="partitions"]').waitFor();
+    assert.equal(await rows.count(), 25);
+    assert.match(await page.locator('[data-count="partitions"]').innerText(), /25 of 30 shown/);
+    await page.getByRole('button', { name: 'Show 5 more partitions' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 30);
+    // The filter looks at partitions' and their resource groups' names.
+    await page.getByLabel('Filter partitions by name').fill('bulk-1');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 10);
+    assert.match(await page.locator('[data-count="partitions"]').innerText(), /10 of 10 shown/);
+    await page.getByLabel('Filter partitions by name').fill('partition2-rg');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 1);
+    assert.equal(await rows.first().getAttribute('data-partition-row'), 'partition2');
+    // A filtered row works like any: boot bulk-01 from the filtered list.
+    await page.getByLabel('Filter partitions by name').fill('bulk-01');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 1);
+    await page.locator('tr[data-partition-row="bulk-01"] button[data-op="boot"]').click();
+    await page.locator('tr[data-partition-row="bulk-01"] .task.done[data-task="BOOT"]').waitFor({ timeout: 30_000 });
+    assert.equal(((await stateOf('domainRuntime/domainPartitionRuntimes/bulk-01/partitionLifeCycleRuntime')) as { subState: string }).subState, 'BOOTED');
     await page.context().close();
   });
 });

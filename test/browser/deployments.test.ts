@@ -1,13 +1,15 @@
 // The console's Deployments view in a real browser: an administrator uploads a web archive built
 // here (with a deployment plan), picks its target, watches the upload's progress bar reach the end
 // and the deployment run to ACTIVE on that target, then stops, starts, redeploys and undeploys it;
-// the server's own error text shows when it refuses an upload and when a deployment fails; an upload
-// made in an edit session waits for its activation; an Operator may only start and stop; a Monitor
-// sees the applications (kept current by the watch stream) and is offered nothing; the view fits a
-// phone's width, and shows a long list a page at a time with a search.
+// the server's own error text shows when it refuses an upload and when a deployment fails; an
+// upload made in an edit session waits for its activation; one the server holds unread can be
+// cancelled; an Operator may only start and stop; a Monitor sees the applications (kept current by
+// the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list a
+// page at a time with a search.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ADMIN, basic, call } from '../support/server.js';
@@ -173,6 +175,36 @@ describe('the Deployments view of the console', { skip }, () => {
     const cfg = await call(`${srv.latest}/domainConfig/appDeployments/benefits?links=none&fields=sourcePath`);
     assert.equal(cfg.json.sourcePath, 'applications/benefits.war');
     await page.context().close();
+  });
+
+  test('an upload the server does not take in can be cancelled: the bar stops short, nothing is deployed', async () => {
+    // The server holds the request without reading its body: once the connection's buffers are
+    // full, the browser can send no more, and the bar stays where it is.
+    const fault = await srv.ctl.post('faults', { kind: 'hang', urlPattern: '/management/appserver/*/edit/appDeployments', method: 'POST', expiresInSeconds: 120 });
+    assert.equal(fault.status, 201, fault.text);
+    try {
+      // Chromium reads the file itself (handing it 40 MB through the driver would be slow).
+      const file = join(srv.dataDir, 'stuck.war');
+      writeFileSync(file, randomBytes(40 * 1024 * 1024));
+      const page = await consolePage(ADMIN.user, ADMIN.password);
+      await page.locator('input[type="file"][name="archive"]').setInputFiles(file);
+      await page.getByRole('checkbox', { name: 'AdminServer' }).check();
+      await page.locator('#deploy').click();
+      const cancel = page.locator('#cancel-upload');
+      await cancel.waitFor();
+      await page.waitForTimeout(1000);
+      const [value, max] = await page.locator('#upload-progress').evaluate((bar: HTMLProgressElement) => [bar.value, bar.max]);
+      assert.ok(value < max, `the bar reached ${value} of ${max} though the server read nothing`);
+      await cancel.click();
+      const alert = page.locator('.upload [role="alert"]');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /The upload was cancelled/);
+      assert.equal(await page.locator('#deploy').isDisabled(), false, 'the form is usable again');
+      await page.context().close();
+    } finally {
+      await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`);
+    }
+    assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/stuck`)).status, 404);
   });
 
   test("a deployment that fails shows the failure and the server's message; the application stays as it was", async () => {
