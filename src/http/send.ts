@@ -1,7 +1,7 @@
 // The one rendering tail: every JSON body leaves through here, printed the way the real product
 // prints it (see render/json-text.ts), which some clients compare as text.
 import type { FastifyReply } from 'fastify';
-import { escapeSlashes, printJson } from '../render/json-text.js';
+import { printJson } from '../render/json-text.js';
 import type { Problem } from '../core/problems.js';
 import { problemBody, problemHeaders, statusOf } from './errors.js';
 
@@ -11,8 +11,8 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown, hea
   return sendText(reply, status, serialize(body), headers);
 }
 
-/** A body already printed in the product's layout (see json-text.ts); `unescaped`: its '/' still to escape. */
-export function sendText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}, unescaped = false): FastifyReply {
+/** A body already printed in the product's layout (see json-text.ts). */
+export function sendText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
   reply.code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   // `application/json` as the product sends it, without a charset (Fastify adds one to text it is
@@ -20,7 +20,7 @@ export function sendText(reply: FastifyReply, status: number, text: string, head
   reply.header('content-type', 'application/json');
   // The product says that its answers vary with the encoding asked for.
   reply.header('vary', 'Accept-Encoding');
-  return reply.send(Buffer.from(unescaped ? escapeSlashes(text) : text, 'utf8'));
+  return reply.send(Buffer.from(text, 'utf8'));
 }
 
 /** A problem as its HTTP answer: status, headers and the JSON envelope. */

@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { tooMany } from '../core/problems.js';
-import { escapeSlashes } from '../render/json-text.js';
 import type { StreamedJson } from '../render/streamed.js';
 
 /** An answer that stays below this many characters is sent whole, with its length; a larger one is streamed. */
@@ -175,7 +174,7 @@ class PiecesStream extends Readable {
       for (;;) {
         if (this.destroyed) return;
         if (this.pending.length >= CHUNK_CHARS) {
-          const more = this.push(escapeSlashes(this.pending));
+          const more = this.push(this.pending);
           this.pending = '';
           if (!more) {
             // The client reads slower than we print: wait for it, but not for ever.
@@ -187,7 +186,7 @@ class PiecesStream extends Readable {
         }
         const next = this.pieces.next();
         if (next.done) {
-          if (this.pending !== '') this.push(escapeSlashes(this.pending));
+          if (this.pending !== '') this.push(this.pending);
           this.pending = '';
           this.push(null);
           return;
