@@ -13,8 +13,20 @@ export const LARGE_ANSWER_CHARS = 256 * 1024;
 /** Streamed answers one user may have under way at once; one more is refused with 429. */
 export const LARGE_ANSWERS_PER_USER = 4;
 
-/** Printing time between two turns of the event loop, so that small reads are answered meanwhile (ms). */
-const SLICE_MS = 4;
+/**
+ * Printing time of all streamed answers together between two turns of the event loop (ms): each
+ * answer under way prints for its share of it, so small reads wait about this long, however many
+ * large answers are streaming.
+ */
+const TURN_MS = 4;
+
+/** Answers printing now (each gets its share of a turn). */
+let printing = 0;
+
+/** How long one answer prints before it lets the event loop turn. */
+function slice(): number {
+  return TURN_MS / Math.max(1, printing);
+}
 
 /** Text handed to the socket at once. */
 const CHUNK_CHARS = 64 * 1024;
@@ -115,7 +127,7 @@ export async function sendStreamed(
       // The tag goes in the headers: the items not printed yet are digested first.
       let start = performance.now();
       for (const _ of tag.rest()) {
-        if (performance.now() - start < SLICE_MS) continue;
+        if (performance.now() - start < slice()) continue;
         await turn();
         if (gone) {
           pieces.return();
@@ -159,6 +171,7 @@ class PiecesStream extends Readable {
     // Room for a few chunks ahead of the socket, so printing does not wait on every write.
     super({ highWaterMark: 4 * CHUNK_CHARS });
     this.pending = first;
+    printing++;
   }
 
   override _read(): void {
@@ -192,7 +205,7 @@ class PiecesStream extends Readable {
           return;
         }
         this.pending += next.value;
-        if (performance.now() - start >= SLICE_MS) {
+        if (performance.now() - start >= slice()) {
           // Other requests get their turn between two slices.
           setImmediate(() => this.pump());
           return;
@@ -206,6 +219,7 @@ class PiecesStream extends Readable {
   }
 
   override _destroy(err: Error | null, done: (error?: Error | null) => void): void {
+    printing--;
     if (this.stalled) clearTimeout(this.stalled);
     this.pieces.return();
     this.release();
