@@ -37,7 +37,7 @@ export async function benchServer(store: BenchStore, size?: DomainSize): Promise
 }
 
 /** A bare Fastify server answering every path with `body`, printed per request the same way. */
-async function bare(body: unknown): Promise<{ url: string; close(): Promise<void> }> {
+export async function bare(body: unknown): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify();
   app.all('/*', async (_req, reply) => reply.header('content-type', 'application/json').send(serialize(body)));
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -7,20 +7,24 @@ import { benchControl } from './control.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
+import { benchRenderCache } from './render-cache.js';
 import { benchLifecycle, benchReads } from './reads.js';
 import { benchSearch } from './search.js';
 import { benchStores } from './stores.js';
+import { benchTopology } from './topology.js';
 import { benchWorkload } from './workload.js';
 
 const all: [string, () => Promise<unknown>][] = [];
 for (const store of benchStores()) {
   all.push([`reads ${store.label}`, () => benchReads(store)]);
+  all.push([`cache ${store.label}`, () => benchRenderCache(store)]);
   all.push([`lifecycle ${store.label}`, () => benchLifecycle(store)]);
   all.push([`search ${store.label}`, () => benchSearch(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
+  all.push([`topology ${store.label}`, () => benchTopology(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).

@@ -32,6 +32,11 @@ export interface View {
    * a `StreamedJson` body (its pieces make the same text the object would print).
    */
   stream?: boolean;
+  /**
+   * The URL as sent (path and query) when the caller sends answers as printed bytes: a read is then
+   * answered with `Answer.bytes` (and no `body` when it comes from the read cache).
+   */
+  url?: string;
 }
 
 /**
@@ -42,4 +47,6 @@ export interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body printed as the wire shows it (a read for a caller that gave `View.url`). */
+  bytes?: Buffer;
 }

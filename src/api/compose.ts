@@ -18,6 +18,7 @@ import { AdminMetrics } from '../metrics/admin.js';
 import { Resolver } from '../tree/resolve.js';
 import { LifecycleWriter } from './lifecycle-writer.js';
 import { ManagementApi } from './management-api.js';
+import { DEFAULT_READ_CACHE, ReadCache, type ReadCacheLimits } from './read-cache.js';
 import { Recorder } from './recorder.js';
 import { Trees } from './trees.js';
 import { EditWriter } from './writers.js';
@@ -38,6 +39,8 @@ export interface ApiDependencies {
   dataDirWarnings: () => string[];
   /** Limits of watches, and how many journal events are kept for watchers that resume. */
   watch?: Partial<WatchLimits> & { window?: number };
+  /** Bounds of the read cache (default: 64 MiB in all, 8 MiB per answer; maxBytes 0 keeps nothing). */
+  readCache?: Partial<ReadCacheLimits>;
 }
 
 export interface ComposedApi {
@@ -87,6 +90,9 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   };
   // The Lifecycle Manager's actions are its tree writer's; every other one is an operation's.
   const operations = new OperationExecutor(catalog, OPERATIONS, renderer, services, lifecycleOperations);
+  // Reads answered before, forgotten at every change of the domain.
+  const cache = new ReadCache({ ...DEFAULT_READ_CACHE, ...deps.readCache }, { now: () => domain.scheduler.now(), served: () => domain.runtime.served.total });
+  domain.changes.listen(() => cache.clear());
   const api = new ManagementApi({
     catalog,
     domain,
@@ -98,6 +104,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     collections: new RuntimeCollections(COLLECTIONS, services),
     searcher: new Searcher(resolver, renderer),
     recorder: new Recorder(domain.security.audit),
+    cache,
   });
   const metrics = new AdminMetrics({
     tasks: () => domain.tasks.all(),

@@ -18,6 +18,8 @@ import type { RuntimeCollections } from '../operations/collections.js';
 import type { OperationExecutor } from '../operations/executor.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import { Urls } from '../render/links.js';
+import { printJson } from '../render/json-text.js';
+import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
@@ -29,6 +31,7 @@ import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
 import { describeTarget } from './describe.js';
 import { InterfaceDocuments } from './openapi.js';
+import type { ReadCache, ReadTicket, ReadWatch } from './read-cache.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
 import type { Change, TreeWriter, WriteContext } from './writers.js';
@@ -79,6 +82,15 @@ export interface ApiParts {
   collections: RuntimeCollections;
   searcher: Searcher;
   recorder: Recorder;
+  /** Reads answered before, as printed, until the domain changes. */
+  cache: ReadCache;
+}
+
+/** Where a read's answer is kept in the read cache, what its render looked at, and when it began. */
+interface CacheSlot {
+  key: string;
+  watch: ReadWatch;
+  ticket: ReadTicket;
 }
 
 /** A tree as a request sees it: its root, the segments to resolve in it, and how its URLs are made. */
@@ -141,6 +153,20 @@ export class ManagementApi {
   async authenticate(authorization: string | undefined, address: string, path: string): Promise<Authentication> {
     await this.parts.domain.sync();
     return this.parts.domain.security.authenticate(authorization, address, path);
+  }
+
+  /**
+   * Says that a request which may change the domain is under way or was answered (any method but
+   * GET and HEAD, the control interface, applications' work): reads answered before it are forgotten.
+   */
+  changing(): void {
+    this.parts.domain.changes.changed();
+  }
+
+  /** The read cache's figures: entries, bytes held, hits and misses since start. */
+  get readCache(): { entries: number; bytes: number; hits: number; misses: number } {
+    const c = this.parts.cache;
+    return { entries: c.size, bytes: c.heldBytes, hits: c.hits, misses: c.misses };
   }
 
   /** Refuses (403) a principal with no administrative role: it may not even read. */
@@ -248,7 +274,15 @@ export class ManagementApi {
    * the caller means to do: another kind of target is refused rather than acted on.
    */
   async request(method: string, caller: Caller, at: Address, input: Input, view: View, expect?: 'create' | 'update' | 'invoke' | 'search'): Promise<Answer> {
-    const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined);
+    const slot = (method === 'GET' || method === 'HEAD') && expect === undefined ? this.cacheSlot(caller, at, view) : undefined;
+    if (slot) {
+      // Locks whose time ran out are released (a change) before an earlier answer is looked up.
+      const config = this.parts.domain.configService;
+      if (config.anyLapsed()) await config.expireLapsed();
+      const hit = this.parts.cache.get(slot.key);
+      if (hit) return this.tagged(caller, { body: undefined, bytes: hit.bytes, etag: hit.etag }, `'${at.rest.join('/')}'`);
+    }
+    const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined, slot?.watch);
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
     if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
@@ -260,7 +294,54 @@ export class ManagementApi {
           evaluate(caller.conditions, this.tagOf(this.parts.resolver.resolve(place.refresh(), place.segments, place.version), ctx), false, what);
         }
       : undefined;
-    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true);
+    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true, slot);
+  }
+
+  /**
+   * Where a read's answer goes in the read cache: reads of the management trees for a caller that
+   * sends printed bytes. Not the audit records (every audited request adds one), nor descriptions.
+   * The key holds all a body depends on besides the domain's state: the answering server, the URL
+   * (path and query), the origin its links are written on, the edit session, and whether the
+   * reader is an administrator (others do not see admin-only children).
+   */
+  private cacheSlot(caller: Caller, at: Address, view: View): CacheSlot | undefined {
+    if (view.url === undefined || at.api !== 'appserver' || at.version === undefined) return undefined;
+    const [tree, first] = at.rest;
+    if (tree === undefined || !isManagementTree(tree) || (tree === 'domainRuntime' && first === 'auditRecords')) return undefined;
+    if (view.query !== undefined && Object.hasOwn(view.query, 'describe')) return undefined;
+    const reader = caller.principal.roles.has('Admin') ? 'admin' : 'reader';
+    const key = `${this.answering ?? ''}\n${reader}\n${caller.session ?? DEFAULT_SESSION}\n${view.origin}\n${view.url}`;
+    return { key, watch: { figures: false, volatile: false }, ticket: this.parts.cache.ticket() };
+  }
+
+  /** A read rendered now: printed and kept in the read cache when it has a place there. */
+  private read(caller: Caller, read: { body: unknown; etag: string }, what: string, slot: CacheSlot | undefined): Answer {
+    if (!slot) return this.tagged(caller, read, what);
+    const bytes = Buffer.from(printJson(read.body), 'utf8');
+    this.parts.cache.put(slot.key, { bytes, etag: read.etag }, slot.watch, slot.ticket);
+    return this.tagged(caller, { ...read, bytes }, what);
+  }
+
+  /**
+   * A collection printed item by item, kept in the read cache once its last piece was printed, when
+   * it has a place there (a body larger than the cache takes is not gathered).
+   */
+  private streamedRead(body: StreamedJson, slot: CacheSlot | undefined): StreamedJson {
+    if (!slot) return body;
+    const { cache } = this.parts;
+    const tag = body.options.tag;
+    const limit = cache.largestEntry;
+    function* gathered(pieces: Generator<string, void, undefined>): Generator<string, void, undefined> {
+      let text: string | undefined = '';
+      for (const piece of pieces) {
+        if (text !== undefined) text = text.length + piece.length > limit ? undefined : text + piece;
+        yield piece;
+      }
+      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(text, 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
+    }
+    const kept = new StreamedJson(gathered(body.pieces), body.options);
+    kept.notModified = body.notModified;
+    return kept;
   }
 
   /** The entity tag of what a target names now: a bean (an action's bean), a collection; undefined for the rest. */
@@ -277,10 +358,10 @@ export class ManagementApi {
   }
 
   /** A read answered with its entity tag, or 304 when the caller's If-None-Match names it. */
-  private tagged(caller: Caller, read: { body: unknown; etag: string }, what: string): Answer {
+  private tagged(caller: Caller, read: { body: unknown; etag: string; bytes?: Buffer }, what: string): Answer {
     const headers = { etag: read.etag };
     if (evaluate(caller.conditions, read.etag, true, what) === 'not-modified') return { status: 304, body: undefined, headers };
-    return { status: 200, body: read.body, headers };
+    return { status: 200, body: read.body, headers, ...(read.bytes ? { bytes: read.bytes } : {}) };
   }
 
   /**
@@ -351,7 +432,7 @@ export class ManagementApi {
    * locks that timed out are released first, and an administrator's reads of the domain runtime
    * get the audit records.
    */
-  private async place(caller: Caller, at: Address, full: boolean, method: string, view?: View, body?: unknown): Promise<Place> {
+  private async place(caller: Caller, at: Address, full: boolean, method: string, view?: View, body?: unknown, watch?: ReadWatch): Promise<Place> {
     const { trees, domain } = this.parts;
     const origin = view?.origin ?? 'http://localhost';
     const shape = full && view?.query ? parseShape(view.query) : {};
@@ -385,6 +466,7 @@ export class ManagementApi {
       ...(at.partition !== undefined ? { partition: at.partition } : {}),
       ...(this.answering !== undefined ? { server: this.answering } : {}),
       session: caller.session ?? DEFAULT_SESSION,
+      ...(watch ? { watch } : {}),
     };
     const admin = caller.principal.roles.has('Admin');
     // Edit locks whose time ran out are released before anyone sees them.
@@ -408,7 +490,7 @@ export class ManagementApi {
     throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
   }
 
-  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean): Promise<Answer> {
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean, slot?: CacheSlot): Promise<Answer> {
     const { renderer, recorder } = this.parts;
     const reads = method === 'GET' || method === 'HEAD';
     const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ...conditions };
@@ -418,7 +500,7 @@ export class ManagementApi {
     switch (target.kind) {
       case 'bean': {
         const node = target.node;
-        if (reads) return this.tagged(caller, renderer.beanWithTag(node, ctx), what);
+        if (reads) return this.read(caller, renderer.beanWithTag(node, ctx), what, slot);
         const writer = this.writerOf(node.root);
         if (!writer) {
           const handler = method === 'DELETE' ? this.runtimeCollection(node) : undefined;
@@ -445,12 +527,12 @@ export class ManagementApi {
         const { owner, prop } = target;
         if (reads && stream && method === 'GET') {
           // Printed item by item; the tag, taken as the items are, is judged before the body is sent.
-          const body = renderer.collectionStream(owner, prop, target.path, ctx, target.mount);
+          const body = this.streamedRead(renderer.collectionStream(owner, prop, target.path, ctx, target.mount), slot);
           body.notModified = (tag) => evaluate(caller.conditions, tag, true, what) === 'not-modified';
           return ok(body);
         }
         if (reads) {
-          return this.tagged(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what);
+          return this.read(caller, renderer.collectionWithTag(owner, prop, target.path, ctx, target.mount), what, slot);
         }
         const writer = this.writerOf(owner.root);
         if (!writer) {

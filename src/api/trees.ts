@@ -12,7 +12,9 @@ import { BeanTree, type BeanRecord, type TreeSource } from '../tree/records.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import type { PropDef } from '../catalog/model.js';
 import type { Domain } from '../domain/domain.js';
-import { type DerivedContext, type ProcessFigures, derivedValues } from '../behaviour/derived-values.js';
+import { type DerivedContext, type ProcessFigures, type RuntimeFigures, derivedValues } from '../behaviour/derived-values.js';
+import type { WorkloadFigures } from '../behaviour/workload-values.js';
+import type { ReadWatch } from './read-cache.js';
 import { ConfigIndex } from '../behaviour/config-view.js';
 import { isPartitionCollection } from '../behaviour/partition-scope.js';
 import { withDynamicServers } from '../config/dynamic-servers.js';
@@ -42,6 +44,8 @@ export interface Scope {
   audit?: AuditView;
   /** The server answering, when not the administration server (its own `serverRuntime`). */
   server?: string;
+  /** Told what the request's render looks at beyond the stored state (for the read cache). */
+  watch?: ReadWatch;
 }
 
 export class Trees {
@@ -125,7 +129,7 @@ export class Trees {
         return this.domainRuntime(scope, filter);
       case 'serverRuntime': {
         const server = scope.server ?? this.domain.topology().adminServerName;
-        const root = this.serverRoot(server, ['serverRuntime'], filter, this.derived(this.context(scope)));
+        const root = this.serverRoot(server, ['serverRuntime'], filter, this.derived(this.context(scope)), scope.watch);
         if (!root) throw unavailable(`The server '${server}' is ${this.domain.runtime.serverState(server)}: its runtime cannot be read.`, 5);
         return root;
       }
@@ -153,11 +157,15 @@ export class Trees {
   private context(scope: Scope, view?: TreeSource): DerivedContext {
     const config = this.domain.configService;
     const lockouts = this.domain.security.lockouts;
+    const watch = scope.watch;
     return {
-      runtime: this.domain.runtime,
+      runtime: watch ? watchedRuntime(this.domain.runtime, watch) : this.domain.runtime,
       adminServer: this.domain.topology().adminServerName,
-      process: this.process,
-      lockouts: () => ({ ...lockouts.current() }),
+      process: watch ? watchedProcess(this.process, watch) : this.process,
+      lockouts: () => {
+        if (watch) watch.volatile = true;
+        return { ...lockouts.current() };
+      },
       editSession: (name) => {
         const s = config.allSessions().find((x) => x.info.name === name);
         return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
@@ -184,7 +192,7 @@ export class Trees {
     const servers: Mount = {
       names: () => runtime.runningServers(),
       root: (server) => {
-        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter, live);
+        const root = this.serverRoot(server, ['domainRuntime', 'serverRuntimes', server], filter, live, scope.watch);
         return root && scope.restricted ? { ...root, restricted: true } : root;
       },
     };
@@ -200,11 +208,12 @@ export class Trees {
     };
   }
 
-  private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues): TreeRoot | undefined {
+  private serverRoot(server: string, base: string[], filter: TreeRoot['filter'], live: LiveValues, watch?: ReadWatch): TreeRoot | undefined {
     const tree = this.domain.runtime.serverTrees.get(server);
     if (!tree) return undefined;
-    // One layered view per root, not one per bean looked up.
-    const view = new WithConnections(tree, this.domain.runtime.pools, server);
+    // One layered view per root, not one per bean looked up. A pool's connections come and go,
+    // and their figures move, outside any change told: a read that looks at them is not kept.
+    const view = new WithConnections(tree, this.domain.runtime.pools, server, watch ? () => (watch.volatile = true) : undefined);
     return {
       name: 'serverRuntime',
       source: new WithTasks(this.domain.tasks, () => view, serverTaskPrefix(server)),
@@ -230,6 +239,55 @@ const VERSIONS: Record<Api, { type: string; itemType: string; versions: [string,
   },
   lifecycle: { type: LIFECYCLE_VERSIONS, itemType: LIFECYCLE_ROOT, versions: [[LIFECYCLE_VERSION, true, 'active']] },
 };
+
+/**
+ * The runtime's figures as a request's render reads them, telling `watch` what it looked at: states
+ * move only with changes told, the model's figures with the clock, the rest by themselves.
+ */
+function watchedRuntime(runtime: RuntimeFigures, watch: ReadWatch): RuntimeFigures {
+  const moving = <A extends unknown[], R>(read: (...args: A) => R) => (...args: A): R => {
+    watch.volatile = true;
+    return read(...args);
+  };
+  const model = runtime.workload;
+  const figures = model
+    ? (new Proxy(model, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target) as unknown;
+          if (typeof value !== 'function') return value;
+          // A server's own health follows its data sources' databases, which move by themselves.
+          const moves = name === 'server';
+          return (...args: unknown[]) => {
+            if (moves) watch.volatile = true;
+            else watch.figures = true;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }) as WorkloadFigures)
+    : undefined;
+  return {
+    serverState: (server) => runtime.serverState(server),
+    serverStateVal: (server) => runtime.serverStateVal(server),
+    partitionState: (partition) => runtime.partitionState(partition),
+    partitionStateOn: (partition, server) => runtime.partitionStateOn(partition, server),
+    resourceGroupState: (partition, group) => runtime.resourceGroupState(partition, group),
+    dataSourceFigures: moving((server: string, partition: string, ds: string) => runtime.dataSourceFigures(server, partition, ds)),
+    jdbcServiceFigures: moving((server: string) => runtime.jdbcServiceFigures(server)),
+    poolFigures: moving((server: string, pool: string, adapter: string) => runtime.poolFigures(server, pool, adapter)),
+    adapterFigures: moving((server: string, adapter: string) => runtime.adapterFigures(server, adapter)),
+    jmsFigures: moving((jmsServer: string, destination?: string) => runtime.jmsFigures(jmsServer, destination)),
+    ...(figures ? { workload: figures } : {}),
+  };
+}
+
+/** This process's figures move with every request: a read showing them is never kept. */
+function watchedProcess(process: ProcessFigures, watch: ReadWatch): ProcessFigures {
+  return {
+    jvm: () => ((watch.volatile = true), process.jvm()),
+    threadPool: () => ((watch.volatile = true), process.threadPool()),
+    openSockets: () => ((watch.volatile = true), process.openSockets()),
+  };
+}
 
 /** The version list of an interface; its URLs are relative to the list itself (nothing is above it). */
 export function versionListRoot(catalog: Catalog, api: Api): TreeRoot {

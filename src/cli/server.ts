@@ -178,7 +178,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();
-  const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.scheduler)) : undefined;
+  const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.clock)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({
     catalog,

@@ -118,6 +118,7 @@ export class ConfigService {
   private readonly revs = new Map<string, number>();
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
+  private readonly beforeListeners: ((changes: readonly ChangeSummary[]) => void)[] = [];
   private sessionListeners: (() => void)[] = [];
   /** startEdits waiting for a lock to be released: who waits, and how to wake or end the wait. */
   private readonly waiters = new Set<{ user: string; wake: () => void; end: (err: Problem) => void }>();
@@ -125,6 +126,8 @@ export class ConfigService {
   onLockEvent: (event: LockEvent) => void | Promise<void> = () => {};
   /** The latest activation records, newest first. */
   records: ActivationRecord[] = [];
+  /** Told when an operation that may have changed the configuration or a session ended (or failed). */
+  onChanged: () => void = () => {};
 
   private constructor(
     private readonly catalog: Catalog,
@@ -198,7 +201,7 @@ export class ConfigService {
    * operation then sees the store's state and runs once more against it.
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await fn();
@@ -215,7 +218,18 @@ export class ConfigService {
 
   /** Picks up what other servers sharing the store activated, and their session changes. */
   sync(): Promise<void> {
-    return this.mutex.run(() => this.reloadLocked());
+    return this.changing(() => this.reloadLocked());
+  }
+
+  /** Runs `fn` alone; whatever it did, changes are told when it ends (before its caller goes on). */
+  private changing<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      try {
+        return await fn();
+      } finally {
+        this.onChanged();
+      }
+    });
   }
 
   private async reloadLocked(): Promise<void> {
@@ -231,7 +245,7 @@ export class ConfigService {
    * sessions again from the store; nothing runs between the two for a request to see half of it.
    */
   replaceAll(rows: StoredBean[], version: number): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.changing(async () => {
       const sessions = await this.store.sessions();
       for (const [key, record] of this.config.entries()) this.refs.remove(key, record);
       this.config.clear();
@@ -253,6 +267,7 @@ export class ConfigService {
     const changes = record.changes as ChangeSummary[];
     const keys = [...new Set(changes.map((c) => keyOfIdentity(c.identity)))];
     const rows = await this.store.loadSubtrees('config', keys);
+    for (const l of this.beforeListeners) l(changes);
     for (const key of keys) {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
       if (key !== '') this.config.remove(key);
@@ -269,6 +284,14 @@ export class ConfigService {
     if (this.recent.length > MAX_REMEMBERED_ACTIVATIONS) this.recent.shift();
     const result: ActivationResult = { id: record.id, version: record.version, changes, restartRequired: record.restartRequired, keys, remote: true };
     for (const l of this.listeners) await l(result);
+  }
+
+  /**
+   * Called with an activation's changes just before the configuration in memory takes them (the
+   * runtime notes where the beans they touch show as things were).
+   */
+  beforeApplying(listener: (changes: readonly ChangeSummary[]) => void): void {
+    this.beforeListeners.push(listener);
   }
 
   /** `first`: called before the listeners added so far (the watch journal tells of an activation before of what follows from it). */
@@ -434,6 +457,12 @@ export class ConfigService {
   }
 
   /** Whether the session's lock ran out of time (it is released at the next look). */
+  /** Whether a lock's time ran out (its session is released by the next `expireLapsed`). */
+  anyLapsed(): boolean {
+    for (const s of this.sessions.values()) if (this.lapsed(s)) return true;
+    return false;
+  }
+
   private lapsed(s: EditSession): boolean {
     const expires = s.info.lockExpires;
     return s.info.owner !== null && typeof expires === 'number' && expires <= this.now();
@@ -451,7 +480,7 @@ export class ConfigService {
 
   /** Releases every lapsed lock; costs a look at each session when none has lapsed. */
   async expireLapsed(): Promise<void> {
-    if (![...this.sessions.values()].some((s) => this.lapsed(s))) return;
+    if (!this.anyLapsed()) return;
     await this.exclusive(async () => {
       for (const s of [...this.sessions.values()]) await this.expireLocked(s);
     });
@@ -867,6 +896,7 @@ export class ConfigService {
     this.records.unshift({ ...record, id });
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     // The store holds the new configuration: now the memory follows.
+    for (const l of this.beforeListeners) l(summaries);
     for (const key of write.remove) {
       for (const k of this.config.subtree(key)) this.refs.remove(k, this.config.bean(k));
       this.config.remove(key);

@@ -4,6 +4,7 @@
 import { type BeanRecord, type TreeSource } from '../tree/records.js';
 import { childKey, itemKey, keyOfIdentity } from '../core/identity.js';
 import { type WithDynamicServers, withDynamicServers } from './dynamic-servers.js';
+import type { PlacementView } from '../behaviour/runtime-effects.js';
 
 export type Identity = readonly string[];
 
@@ -14,7 +15,15 @@ export interface NamedBean {
   type: string;
 }
 
-export class Topology {
+/** Items of a collection targeted alike: the servers their targets stand for, and the items with their positions. */
+interface PlacementGroup {
+  targets: unknown[];
+  /** The servers the targets stand for in this topology (computed when first needed). */
+  servers?: ReadonlySet<string>;
+  items: [number, NamedBean][];
+}
+
+export class Topology implements PlacementView {
   // A topology stands for one configuration version and is read many times per rebuild: what it
   // computes (lists, cluster members, the servers of each target, what is placed on each server)
   // is computed once, so building every server's runtime costs O(domain), not O(servers × domain).
@@ -22,7 +31,7 @@ export class Topology {
   private readonly named = new Map<string, Map<string, NamedBean>>();
   private members?: Map<string, string[]>;
   private readonly targetServers = new Map<string, readonly string[]>();
-  private readonly placements = new Map<string, Map<string, NamedBean[]>>();
+  private readonly placements = new Map<string, { groups: PlacementGroup[]; byServer: Map<string, NamedBean[]> }>();
   private readonly partitionPlaces = new Map<string, readonly string[]>();
   private readonly groupPlaces = new Map<string, readonly string[]>();
 
@@ -31,6 +40,24 @@ export class Topology {
   /** `retained`: dynamic servers a shrunk cluster dropped that are still listed while they stop. */
   constructor(config: TreeSource, retained: readonly string[] = []) {
     this.config = withDynamicServers(config, retained);
+  }
+
+  /**
+   * Takes over from the topology of the previous configuration version what the changes between
+   * them cannot have moved: the lists of the top-level collections none of them touched (their
+   * records are the same objects) and how their items group by target list; the servers those
+   * targets stand for are computed again (cluster members may have moved). The servers' own list
+   * is never taken over: dynamic servers follow clusters and templates.
+   */
+  carry(previous: Topology, touched: ReadonlySet<string>): this {
+    const keep = (collection: string) => !collection.includes('/') && collection !== 'servers' && !touched.has(collection);
+    for (const [key, list] of previous.lists) if (keep(key) && !this.lists.has(key)) this.lists.set(key, list);
+    for (const [key, index] of previous.named) if (keep(key) && !this.named.has(key)) this.named.set(key, index);
+    for (const [key, index] of previous.placements) {
+      if (!keep(key) || this.placements.has(key)) continue;
+      this.placements.set(key, { groups: index.groups.map((g) => ({ targets: g.targets, items: g.items })), byServer: new Map() });
+    }
+    return this;
   }
 
   /** The configuration with its dynamic servers. */
@@ -163,22 +190,39 @@ export class Topology {
 
   /**
    * The items of a top-level collection whose targets include `server`, in the collection's order.
-   * The first call indexes the whole collection by server, once per topology.
+   * The collection is indexed once per topology by target list (thousands of applications share a
+   * few), so each server's list costs what it holds.
    */
   placedOn(collection: string, server: string): readonly NamedBean[] {
     let index = this.placements.get(collection);
     if (!index) {
-      index = new Map();
-      for (const item of this.items([], collection)) {
-        for (const s of this.serversOfTargets(item.values.targets)) {
-          const list = index.get(s);
-          if (list) list.push(item);
-          else index.set(s, [item]);
-        }
-      }
+      index = { groups: this.groupByTargets(collection), byServer: new Map() };
       this.placements.set(collection, index);
     }
-    return index.get(server) ?? [];
+    let placed = index.byServer.get(server);
+    if (!placed) {
+      const groups = index.groups.filter((g) => (g.servers ??= new Set(this.serversOfTargets(g.targets))).has(server));
+      placed = groups.length === 1 ? groups[0]!.items.map(([, item]) => item) : groups.flatMap((g) => g.items).sort(([a], [b]) => a - b).map(([, item]) => item);
+      index.byServer.set(server, placed);
+    }
+    return placed;
+  }
+
+  /** The items of a collection, grouped by the servers their targets stand for. */
+  private groupByTargets(collection: string): PlacementGroup[] {
+    const groups = new Map<string, PlacementGroup>();
+    this.items([], collection).forEach((item, position) => {
+      const targets = item.values.targets;
+      if (!Array.isArray(targets) || targets.length === 0) return;
+      const key = JSON.stringify(targets);
+      let group = groups.get(key);
+      if (!group) {
+        group = { targets, items: [] };
+        groups.set(key, group);
+      }
+      group.items.push([position, item]);
+    });
+    return [...groups.values()];
   }
 
   partitions(): NamedBean[] {
@@ -211,6 +255,12 @@ export class Topology {
       this.partitionPlaces.set(partition.name, servers);
     }
     return servers;
+  }
+
+  /** The servers the partition named is targeted to (none when there is no such partition). */
+  partitionServersOf(name: string): readonly string[] {
+    const partition = this.byName('partitions', name);
+    return partition ? this.partitionServers(partition) : [];
   }
 
   appDeployments(): NamedBean[] {

@@ -9,6 +9,7 @@ import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
 import { RealScheduler, type Scheduler } from '../core/clock.js';
+import { ChangeSignal, announcing } from '../core/changes.js';
 import { type Log, SILENT_LOG } from '../core/log.js';
 import { LifecycleService } from '../lifecycle/service.js';
 import { Deployments } from '../runtime/deployments.js';
@@ -91,7 +92,10 @@ export async function openDomain(catalog: Catalog, store: Store, opts: DomainOpt
 
 async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
   const now = opts.now ?? Date.now;
-  const scheduler = opts.scheduler ?? new RealScheduler();
+  const clock = opts.scheduler ?? new RealScheduler();
+  // What falls due on the clock changes state: the parts schedule through a clock that says so.
+  const changes = new ChangeSignal();
+  const scheduler = announcing(clock, changes);
   const audit = new AuditLog(store, () => scheduler.now());
   const security = new SecurityService(store, new Lockouts(store, () => scheduler.now()), audit);
   // Alone on the store, nobody else will finish transitions or tasks left unfinished.
@@ -160,6 +164,8 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     behaviours,
     store,
     scheduler,
+    clock,
+    changes,
     configService,
     runtime,
     security,
@@ -168,7 +174,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     persistence,
     lifecycles: new Lifecycles(runtime, tasks, scheduler, timings),
     deployments: new Deployments(runtime, tasks, scheduler, configService, () => timings.deployment),
-    coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology }),
+    coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology, changed: () => changes.changed() }),
     instance,
   });
   await lifecycle.load(opts.listenAddress, opts.listenPort || 7001);

@@ -25,6 +25,8 @@ export interface CoordinatedParts {
   lifecycle: LifecycleService;
   security: SecurityService;
   topology: () => Topology;
+  /** Told after what other servers changed was taken in (or this server settled their orphans). */
+  changed?: () => void;
 }
 
 export class ClusterCoordinator {
@@ -72,16 +74,21 @@ export class ClusterCoordinator {
     await persistence.flush();
     const versions = await store.versions();
     const moved = (c: Component) => versions[c] !== this.seen[c];
-    // The runtime state first: the configuration's listeners then work from current states.
-    if (moved('runtime') && (await persistence.reload())) runtime.rebuild(topology());
-    if (moved('config') || moved('sessions')) await configService.sync();
-    if (moved('tasks')) tasks.load(await store.tasks(), false);
-    if (moved('lifecycle')) await lifecycle.reload();
-    if (moved('security')) {
-      await security.load();
-      configService.endWaitsOfRemoved((u) => security.hasUser(u));
-    } else if (moved('lockouts')) await security.lockouts.load();
-    for (const c of COMPONENTS) this.seen[c] = versions[c];
+    if (!COMPONENTS.some(moved)) return;
+    try {
+      // The runtime state first: the configuration's listeners then work from current states.
+      if (moved('runtime') && (await persistence.reload())) runtime.rebuild(topology());
+      if (moved('config') || moved('sessions')) await configService.sync();
+      if (moved('tasks')) tasks.load(await store.tasks(), false);
+      if (moved('lifecycle')) await lifecycle.reload();
+      if (moved('security')) {
+        await security.load();
+        configService.endWaitsOfRemoved((u) => security.hasUser(u));
+      } else if (moved('lockouts')) await security.lockouts.load();
+      for (const c of COMPONENTS) this.seen[c] = versions[c];
+    } finally {
+      this.parts.changed?.();
+    }
   }
 
   /** Says regularly that this server is alive, and settles what stopped servers left running. */
@@ -111,6 +118,7 @@ export class ClusterCoordinator {
       tasks.abandon(t, 'The server running this task stopped before it completed.');
     }
     runtime.rebuild(topology());
+    this.parts.changed?.();
     tasks.onSave(orphans);
     persistence.saveState();
     await persistence.flush();

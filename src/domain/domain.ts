@@ -6,6 +6,7 @@ import { SERVER_LIFECYCLE } from '../behaviour/state-machines.js';
 import type { Catalog } from '../catalog/load.js';
 import type { ActivationResult, ConfigService } from '../config/config-service.js';
 import { Topology } from '../config/topology.js';
+import type { ChangeSignal } from '../core/changes.js';
 import type { Scheduler } from '../core/clock.js';
 import type { Log } from '../core/log.js';
 import type { LifecycleService } from '../lifecycle/service.js';
@@ -31,7 +32,12 @@ export interface DomainParts {
   /** What each bean type does beyond its catalog data. */
   behaviours: BehaviourRegistry;
   store: Store;
+  /** The clock the parts schedule on: what falls due on it tells `changes` when it ran. */
   scheduler: Scheduler;
+  /** The same clock as given (a test's manual clock, the control interface's), without that. */
+  clock: Scheduler;
+  /** Told right after every change of the domain's state (see core/changes.ts). */
+  changes: ChangeSignal;
   configService: ConfigService;
   runtime: RuntimeEngine;
   tasks: TaskEngine;
@@ -54,6 +60,8 @@ export class Domain implements DomainParts {
   readonly behaviours: BehaviourRegistry;
   readonly store: Store;
   readonly scheduler: Scheduler;
+  readonly clock: Scheduler;
+  readonly changes: ChangeSignal;
   readonly configService: ConfigService;
   readonly runtime: RuntimeEngine;
   readonly tasks: TaskEngine;
@@ -71,6 +79,8 @@ export class Domain implements DomainParts {
     this.behaviours = parts.behaviours;
     this.store = parts.store;
     this.scheduler = parts.scheduler;
+    this.clock = parts.clock;
+    this.changes = parts.changes;
     this.configService = parts.configService;
     this.runtime = parts.runtime;
     this.tasks = parts.tasks;
@@ -86,16 +96,20 @@ export class Domain implements DomainParts {
 
   /** How the parts follow one another. */
   private wire(): void {
-    const { configService, runtime, security, catalog, persistence, log } = this;
+    const { configService, runtime, security, catalog, persistence, log, changes } = this;
+    this.announceChanges();
     // The runtime follows every activation: new servers appear SHUTDOWN, removed ones disappear.
+    configService.beforeApplying((changes) => runtime.noteActivation(changes));
     configService.onActivation(async (result) => {
       if (!result.remote) log.info({ version: result.version, changes: result.changes.length, restartRequired: result.restartRequired }, `activated configuration version ${result.version}`);
       const topology = this.topology();
       if (result.restartRequired) runtime.markRestartRequired(restartScope(result, topology));
       runtime.applyActivation(result.changes, topology);
+      changes.changed();
       // The server that activated stores what its activation did to the runtime.
       if (result.remote) return;
       this.retireDynamicServers();
+      changes.changed();
       persistence.saveState();
       await persistence.flush();
     });
@@ -120,6 +134,34 @@ export class Domain implements DomainParts {
         outcome: 'success',
         detail: `${e.event === 'lapsed' ? 'The edit lock' : 'The edit lock of the removed user'} '${e.holder}' on the edit session '${e.session}' ${e.event === 'lapsed' ? 'lapsed' : 'was released'}; ${e.dropped} unactivated change${e.dropped === 1 ? '' : 's'} dropped.`,
       });
+  }
+
+  /**
+   * Every part that changes state tells `changes` right after it did (the clock's callbacks tell it
+   * themselves, see bootstrap): the runtime's states, tasks, the configuration and edit sessions,
+   * activations once the runtime followed them, a restored snapshot.
+   */
+  private announceChanges(): void {
+    const { configService, runtime, tasks, changes } = this;
+    const changed = () => changes.changed();
+    const stateChanged = runtime.onStateChange;
+    runtime.onStateChange = () => {
+      stateChanged();
+      changed();
+    };
+    const saved = tasks.onSave;
+    tasks.onSave = (list) => {
+      saved(list);
+      changed();
+    };
+    const deleted = tasks.onDelete;
+    tasks.onDelete = (keys) => {
+      deleted(keys);
+      changed();
+    };
+    configService.onChanged = changed;
+    configService.onSessionsChanged(changed);
+    this.onRestored(changed);
   }
 
   /**

@@ -6,7 +6,7 @@ import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Principal, RequestStats } from '../api/caller.js';
 import multipart from '@fastify/multipart';
@@ -36,6 +36,8 @@ declare module 'fastify' {
     admitted: boolean;
     /** A browser asked for this management URL: the JSON answer goes out as an HTML page. */
     wantsHtml: boolean;
+    /** The application running here whose context root the URL names (looked up once, on arrival). */
+    application: string | undefined;
   }
 }
 
@@ -155,14 +157,19 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     measuring = false;
   });
 
+  const apps = new AppEndpoints(deps.api);
   // Requests in progress: counted first thing, and counted off exactly once when the response
   // closes, whether it was sent or the client went away before.
   app.addHook('onRequest', (request, reply, done) => {
     deps.stats.pending++;
+    request.application = apps.application(request.url);
+    const changes = changesState(request);
     let open = true;
     reply.raw.once('close', () => {
       if (open) deps.stats.pending--;
       open = false;
+      // Also when the client went away before its answer: what the request did stays done.
+      if (changes) deps.api.changing();
     });
     if (deps.stats.pending > maxInFlight) {
       done(overloaded(`${deps.stats.pending - 1} requests in progress`));
@@ -182,7 +189,6 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   /** Control URLs are judged by their own routes, not as management writes. */
   const controlled = (url: string) => control !== undefined && isControlUrl(url);
 
-  const apps = new AppEndpoints(deps.api);
   const management = new ManagementRoutes(deps.api, new Uploads(deps.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploads }), largeAnswers);
   // Uploads are read part by part in deploy-requests.ts, with limits of their own.
   await app.register(multipart, { limits: { fileSize: DEFAULT_UPLOAD_LIMITS.fileBytes, files: 3, fields: 2, parts: 4 } });
@@ -203,13 +209,14 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('admitted', false);
   app.decorateRequest('wantsHtml', false);
+  app.decorateRequest('application', undefined);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
     // Applications answer at their own context roots, outside the management interface's security:
     // they take no body, so none is ever read from an anonymous client.
-    const application = apps.application(request.url);
+    const application = request.application;
     if (application) {
       if (declaresBody(request.headers)) {
         throw tooLarge(`The application '${application}' takes no request body; send the request without one.`);
@@ -255,14 +262,14 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   };
 
   // A write without a body is judged before it is handled.
-  app.addHook('preHandler', async (request) => {
-    if (!WRITE_METHODS.has(request.method) || request.admitted || apps.application(request.url) || controlled(request.url) || (deps.watch && isWatch(request.url))) return;
-    await admitWrite(request);
+  // Hooks with nothing to wait for in the common case answer at once (no promise per request).
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (!WRITE_METHODS.has(request.method) || request.admitted || request.application || controlled(request.url) || (deps.watch && isWatch(request.url))) return done();
+    admitWrite(request).then(() => done(), done);
   });
 
   // Before a body is read: the caller must be allowed to send one to this URL (write, invoke, upload).
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || apps.application(request.url) || (deps.watch && isWatch(request.url))) return payload;
+  const judgeBody = async (request: FastifyRequest, payload: RequestPayload): Promise<RequestPayload> => {
     if (controlled(request.url)) {
       const type = request.headers['content-type'] ?? '';
       if (bodyKindOf(type) === undefined) throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json.`);
@@ -287,37 +294,41 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
         },
       }),
     );
+  };
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (!declaresBody(request.headers) || BODYLESS.has(request.method) || request.application || (deps.watch && isWatch(request.url))) return done(null, payload);
+    judgeBody(request, payload).then(
+      (judged) => done(null, judged),
+      (err: Error) => done(err),
+    );
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     deps.stats.completed++;
     if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || 0);
-    deps.metrics?.observeRequest(treeOf(request.url, apps.application(request.url) !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
+    deps.metrics?.observeRequest(treeOf(request.url, request.application !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
+    // One line per request at the debug level only (at the default level it costs nothing).
+    if (request.log.level === 'debug' || request.log.level === 'trace') {
+      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, user: request.principal?.user }, 'request');
+    }
+    done();
   });
 
-  // The HTML view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
-  // A script with its own sign-in form (the console) asks not to be challenged, so a wrong
-  // password shows in its form instead of a browser dialog.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Every answer, as it leaves. A change is told before its answer goes: a read that starts once
+  // the client has it sees it. A script with its own sign-in form (the console) asks not to be
+  // challenged, so a wrong password shows in its form instead of a browser dialog. And the HTML
+  // view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (changesState(request)) deps.api.changing();
     if (reply.statusCode === 401 && request.headers['x-requested-with'] === 'XMLHttpRequest') reply.removeHeader('www-authenticate');
-    return payload;
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.wantsHtml || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
-    const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
-    if (text === undefined) return payload;
-    let body: unknown;
+    if (!request.wantsHtml) return done(null, payload);
+    let page: unknown;
     try {
-      body = JSON.parse(text);
-    } catch {
-      return payload;
+      page = asPage(request, reply, payload);
+    } catch (err) {
+      return done(err as Error);
     }
-    reply.header('content-type', 'text/html; charset=utf-8');
-    reply.header('vary', 'Accept, Accept-Encoding');
-    // Bean values are anyone's text: the page runs no script but its own.
-    reply.header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
-    return renderPage({ path: request.url.split('?')[0]!, status: reply.statusCode, body });
+    done(null, page);
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
@@ -338,7 +349,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(request.url)));
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const app = apps.application(request.url);
+    const app = request.application;
     if (app) return apps.handle(request, reply, app);
     return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
   };
@@ -381,6 +392,36 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
   app.all('/*', handle);
   return app;
+}
+
+/**
+ * Whether a request may change the domain: any method but GET, HEAD and OPTIONS, except searches
+ * (they only read). The read cache forgets its answers when one is answered.
+ */
+function changesState(request: FastifyRequest): boolean {
+  const method = request.method;
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return false;
+  if (method !== 'POST' || request.application !== undefined) return true;
+  const q = request.url.indexOf('?');
+  return !(q < 0 ? request.url : request.url.slice(0, q)).endsWith('/search');
+}
+
+/** A JSON answer laid out as an HTML page (the answer as it is when it is no JSON). */
+function asPage(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
+  if (text === undefined) return payload;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return payload;
+  }
+  reply.header('content-type', 'text/html; charset=utf-8');
+  reply.header('vary', 'Accept, Accept-Encoding');
+  // Bean values are anyone's text: the page runs no script but its own.
+  reply.header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  return renderPage({ path: request.url.split('?')[0]!, status: reply.statusCode, body });
 }
 
 function isMetrics(url: string): boolean {

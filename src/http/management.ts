@@ -28,7 +28,7 @@ export class ManagementRoutes {
     const caller = callerOf(request, reply);
     // Searches and collection reads come printed item by item, except for a browser's page (made from the whole body).
     const stream = (request.method === 'GET' || request.method === 'POST') && !request.wantsHtml;
-    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, ...(stream ? { stream } : {}) };
+    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, url: request.raw.url ?? request.url, ...(stream ? { stream } : {}) };
     let answer: Answer;
     if (request.isMultipart()) {
       // Admitted only where uploads are taken (the body was judged before it was read).
@@ -48,7 +48,7 @@ export class ManagementRoutes {
       return sendText(reply, answer.status, outcome.text, outcome.headers);
     }
     if (answer.status === 304) return notModified(reply, answer.headers ?? {});
-    return sendJson(reply, answer.status, answer.body, answer.headers ?? {});
+    return sendJson(reply, answer.status, answer.body, answer.headers ?? {}, answer.bytes);
   }
 
   /** Judges a request before its body is read (see ManagementApi.admit). */
@@ -74,7 +74,8 @@ function callerOf(request: FastifyRequest, reply?: FastifyReply): Caller {
     ...(session !== undefined ? { session } : {}),
     ...(typeof prefer === 'string' ? { prefer } : {}),
     ...(conditions ? { conditions } : {}),
-    ...(reply ? { signal: clientGone(reply) } : {}),
+    // Reads do not wait: only other requests are told when their client goes away.
+    ...(reply && request.method !== 'GET' && request.method !== 'HEAD' ? { signal: clientGone(reply) } : {}),
   };
 }
 

@@ -8,9 +8,19 @@ import type { FastifyRequest } from 'fastify';
 /** A host name, an IPv4 address or a bracketed IPv6 address, then an optional port. */
 const HOST = /^(?:\[([0-9A-Fa-f:.]+)\]|((?:[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?))(?::(\d{1,5}))?$/;
 
+/** The last value judged valid: clients send the same Host on every request. */
+let lastValid: string | undefined;
+
 /** The value when it is a valid `host[:port]` (port 1 to 65535), undefined otherwise. */
 export function validHost(value: string | undefined): string | undefined {
   if (value === undefined || value.length > 261) return undefined;
+  if (value === lastValid) return value;
+  const valid = judgeHost(value);
+  if (valid !== undefined) lastValid = valid;
+  return valid;
+}
+
+function judgeHost(value: string): string | undefined {
   const m = HOST.exec(value);
   if (!m) return undefined;
   if (m[1] !== undefined && !isIPv6(m[1])) return undefined;

@@ -7,12 +7,18 @@ import { problemBody, problemHeaders, statusOf } from './errors.js';
 
 export const serialize = printJson;
 
-export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
-  return sendText(reply, status, serialize(body), headers);
+/** `printed`: the body printed already (a read the API answered as bytes, perhaps from its cache). */
+export function sendJson(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}, printed?: Buffer): FastifyReply {
+  return sendBytes(reply, status, printed ?? Buffer.from(serialize(body), 'utf8'), headers);
 }
 
 /** A body already printed in the product's layout (see json-text.ts). */
 export function sendText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
+  return sendBytes(reply, status, Buffer.from(text, 'utf8'), headers);
+}
+
+/** A body as its bytes. */
+export function sendBytes(reply: FastifyReply, status: number, bytes: Buffer, headers: Record<string, string> = {}): FastifyReply {
   reply.code(status);
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   // `application/json` as the product sends it, without a charset (Fastify adds one to text it is
@@ -20,7 +26,7 @@ export function sendText(reply: FastifyReply, status: number, text: string, head
   reply.header('content-type', 'application/json');
   // The product says that its answers vary with the encoding asked for.
   reply.header('vary', 'Accept-Encoding');
-  return reply.send(Buffer.from(text, 'utf8'));
+  return reply.send(bytes);
 }
 
 /** A problem as its HTTP answer: status, headers and the JSON envelope. */

@@ -7,13 +7,15 @@ import { type FaultHooks, NO_FAULTS } from '../core/faults.js';
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
-import { type ActivationChange, runtimeEffect } from '../behaviour/runtime-effects.js';
+import { type ActivationChange, placementOf, runtimeEffect } from '../behaviour/runtime-effects.js';
 import { BeanTree } from '../tree/records.js';
+import { childKey, keyOfIdentity } from '../core/identity.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { ApplicationArchives } from './archives/applications.js';
 import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } from './figures.js';
 import { Messaging, pauseKey } from './messaging.js';
-import { channelBeans, moduleBeans, storeBeans } from './workload-beans.js';
+import { channelBeans, moduleBeans, servedChannelOf, storeBeans } from './workload-beans.js';
+import { ServerTrees } from './server-trees.js';
 import { ConnectorPools } from './pools.js';
 import { DataSources } from './data-sources/pools.js';
 import { dataSourceSettings } from './data-sources/settings.js';
@@ -62,10 +64,24 @@ export function moduleTypeOf(app: NamedBean): string {
   return ['war', 'ear', 'jar', 'rar'].includes(ext) ? ext : 'war';
 }
 
+/** What a running server's runtime shows of the configuration, as its placement and states say. */
+interface ServerPlan {
+  /** Applications targeted to it and meant to run (active or administration mode). */
+  apps: NamedBean[];
+  /** Domain-level data sources targeted to it. */
+  dataSources: readonly NamedBean[];
+  /** Partitions active on it, each with the data sources of its resource groups that run there. */
+  partitions: { partition: NamedBean; dataSources: NamedBean[] }[];
+}
+
 /** The runtime's states and counters, as derived values read them. */
 export class RuntimeEngine implements RuntimeFigures {
   domainTree = new BeanTree();
-  readonly serverTrees = new Map<string, BeanTree>();
+  /** The running servers' runtime trees, each made when first read after its last change. */
+  readonly serverTrees = new ServerTrees((name) => {
+    const server = this.topology.server(name);
+    return server ? this.buildServerTree(server) : undefined;
+  });
   readonly pools = new ConnectorPools();
   /** The JDBC data sources of the running servers, with their connections to their databases. */
   readonly dataSources = new DataSources((ds, server) => this.faults.dataSourceDown(ds, server));
@@ -162,7 +178,8 @@ export class RuntimeEngine implements RuntimeFigures {
         this.state.runningSince.set(name, this.now());
         this.state.restartRequired.delete(name);
         this.openSslChannel(name);
-        this.serverTrees.set(name, this.buildServerTree(server));
+        this.serverTrees.stale(name);
+        this.prepareServer(server);
       }
     } else if (!reachable && was) {
       this.serverTrees.delete(name);
@@ -207,7 +224,8 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const s of servers) {
       if (!REACHABLE.has(this.serverState(s))) continue;
       this.state.restartRequired.add(s);
-      const root = this.serverTrees.get(s)?.bean('');
+      // A tree not made yet is made from the state, which says it already.
+      const root = this.serverTrees.ifMade(s)?.bean('');
       if (root) root.values.restartRequired = true;
     }
   }
@@ -418,32 +436,83 @@ export class RuntimeEngine implements RuntimeFigures {
 
   // ---- building ----
 
-  /** Rebuilds every runtime tree from the configuration and the durable state. */
-  rebuild(topology: Topology): void {
-    this.topology = this.followDynamicServers(topology);
+  /**
+   * Rebuilds the runtime from the configuration and the durable state: every server's runtime, or
+   * only those of the servers in `only` (and of servers that appeared, or began to run meanwhile).
+   * The domain runtime lists servers, applications, partitions and resource groups by name: it is
+   * made again when one of those lists changed, or on a whole rebuild.
+   */
+  rebuild(topology: Topology, only?: ReadonlySet<string>, touched?: ReadonlySet<string>): void {
+    this.topology = this.followDynamicServers(topology, touched);
     // States of beans the configuration does not (yet) show are kept: another server sharing the
     // store may have written them ahead of the activation that makes those beans.
     for (const s of topology.servers()) if (!this.state.servers.has(s.name)) this.state.servers.set(s.name, 'SHUTDOWN');
     for (const p of topology.partitions()) if (!this.state.partitions.has(p.name)) this.state.partitions.set(p.name, { ...HALTED });
-    this.domainTree = this.buildDomainTree();
-    this.serverTrees.clear();
+    const shape = domainShape(this.topology);
+    if (only === undefined || shape !== this.domainShape) this.domainTree = this.buildDomainTree();
+    this.domainShape = shape;
+    if (only === undefined) this.serverTrees.clear();
+    const listed = new Set<string>();
     for (const s of topology.servers()) {
+      listed.add(s.name);
       if (!REACHABLE.has(this.serverState(s.name))) {
         this.state.runningSince.delete(s.name);
+        this.serverTrees.delete(s.name);
         continue;
       }
       if (!this.state.runningSince.has(s.name)) this.state.runningSince.set(s.name, this.now());
-      this.serverTrees.set(s.name, this.buildServerTree(s));
+      if (only !== undefined && this.serverTrees.has(s.name) && !only.has(s.name)) continue;
+      this.serverTrees.stale(s.name);
+      this.prepareServer(s);
     }
+    for (const name of [...this.serverTrees.keys()]) if (!listed.has(name)) this.serverTrees.delete(name);
     this.dataSources.keepServers(new Set(this.serverTrees.keys()));
     this.serversChanged();
   }
 
+  /** What the domain runtime was last made from (its lists of names), to know when to make it again. */
+  private domainShape: string | undefined;
+
+  /** Servers where the beans of the activation under way showed before it ('all': not known). */
+  private shownBefore: Set<string> | 'all' | undefined;
+
+  /**
+   * Told of an activation's changes before the configuration takes them: notes the servers where
+   * the beans they touch show now (an application's servers before it moves, a cluster's members
+   * before one leaves), so that the activation rebuilds those servers' runtimes too.
+   */
+  noteActivation(changes: readonly ActivationChange[]): void {
+    try {
+      this.noteShown(changes);
+    } catch {
+      // Called in the middle of an activation, it never stops one: the runtime is then rebuilt whole.
+      this.shownBefore = 'all';
+    }
+  }
+
+  private noteShown(changes: readonly ActivationChange[]): void {
+    for (const c of changes) {
+      const effect = runtimeEffect(this.behaviours, c);
+      if (typeof effect !== 'object' || !('placed' in effect)) continue;
+      const servers = this.shownBefore === 'all' ? undefined : placementOf(this.behaviours, this.topology, effect.placed);
+      if (!servers) {
+        this.shownBefore = 'all';
+        return;
+      }
+      const noted = this.shownBefore instanceof Set ? this.shownBefore : new Set<string>();
+      for (const s of servers) noted.add(s);
+      this.shownBefore = noted;
+    }
+  }
+
   /**
    * Follows an activation. Most changes concern one server or nothing the runtime shows, and cost
-   * only that; changes to the topology (clusters, targets, partitions, deployments) rebuild all.
+   * only that; changes that place things on servers (clusters, targets, partitions, deployments)
+   * rebuild the runtimes of the servers where those things showed before and show now.
    */
   applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
+    const before = this.shownBefore;
+    this.shownBefore = undefined;
     // Removed servers and partitions take their states with them.
     for (const c of changes) {
       if (c.operation !== 'delete' || c.identity.length !== 2) continue;
@@ -455,34 +524,56 @@ export class RuntimeEngine implements RuntimeFigures {
       }
     }
     const servers = new Set<string>();
+    const placed: (readonly string[])[] = [];
+    // The top-level collections the changes touched: what the topology knew of the others holds.
+    const collections = new Set(changes.map((c) => c.identity[0] ?? ''));
     for (const c of changes) {
       const effect = runtimeEffect(this.behaviours, c);
       if (effect === 'all') return this.rebuild(topology);
-      if (effect !== 'none') servers.add(effect.server);
+      if (effect === 'none') continue;
+      if ('server' in effect) servers.add(effect.server);
+      else placed.push(effect.placed);
     }
-    this.topology = this.followDynamicServers(topology);
-    for (const name of servers) this.refreshServer(name);
+    if (placed.length > 0) {
+      // Where those beans showed (noted before the configuration changed) and where they show now.
+      if (before === undefined || before === 'all') return this.rebuild(topology);
+      const touched = new Set([...before, ...servers]);
+      for (const identity of placed) {
+        const now = placementOf(this.behaviours, topology, identity);
+        if (!now) return this.rebuild(topology);
+        for (const s of now) touched.add(s);
+      }
+      for (const name of servers) this.refreshServer(name, topology);
+      this.rebuild(topology, touched, collections);
+    } else {
+      this.topology = this.followDynamicServers(topology, collections);
+      for (const name of servers) this.refreshServer(name);
+    }
     // A data source's descriptor (its URL, user, password, pool sizes) shows in no tree, but its
     // pools follow it: the servers running data sources take the new descriptor up.
     if (changes.some((c) => c.identity.includes('JDBCSystemResources'))) {
-      for (const name of [...this.serverTrees.keys()]) if (!servers.has(name)) this.refreshServerTree(name);
+      for (const name of [...this.serverTrees.keys()]) {
+        const server = servers.has(name) ? undefined : this.topology.server(name);
+        if (server) this.prepareServer(server);
+      }
     }
     // Ports may have moved: the listeners look again.
-    if (servers.size > 0) this.serversChanged();
+    if (servers.size > 0 && placed.length === 0) this.serversChanged();
   }
 
   /**
    * Dynamic servers a shrunk cluster dropped: one still running stays listed until it has stopped;
    * the state of the others goes with them.
    */
-  private followDynamicServers(next: Topology): Topology {
+  private followDynamicServers(next: Topology, touched?: ReadonlySet<string>): Topology {
     const base = next.retaining([]);
     const listed = new Set(base.servers().map((s) => s.name));
     const keep = [...this.state.servers].filter(([name, state]) => !STOPPED.has(state) && !listed.has(name) && base.couldBeDynamic(name)).map(([name]) => name);
     for (const s of this.topology.servers()) {
       if (s.values.dynamicallyCreated === true && !listed.has(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
     }
-    return keep.length > 0 ? base.retaining(keep) : base;
+    const followed = keep.length > 0 ? base.retaining(keep) : base;
+    return touched ? followed.carry(this.topology, touched) : followed;
   }
 
   /** Dropped dynamic servers that are still running (they are to be shut down). */
@@ -512,8 +603,10 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   /** Brings one server's lifecycle runtime and runtime tree in line with its configuration. */
-  private refreshServer(name: string): void {
-    const server = this.topology.server(name);
+  private refreshServer(name: string, topology: Topology = this.topology): void {
+    const server = topology.server(name);
+    // The domain runtime changes here without being made again: the next rebuild looks afresh.
+    this.domainShape = undefined;
     const b = new TreeBuilder(this.catalog, this.domainTree);
     const root = this.domainRoot();
     if (!server) {
@@ -530,11 +623,61 @@ export class RuntimeEngine implements RuntimeFigures {
     this.refreshServerTree(name);
   }
 
-  /** Rebuilds a running server's tree (beans appeared or disappeared on it). */
+  /** A running server's tree is made again when next read (beans appeared or disappeared on it). */
   refreshServerTree(name: string): void {
     if (!this.serverTrees.has(name)) return;
     const server = this.topology.server(name);
-    if (server) this.serverTrees.set(name, this.buildServerTree(server));
+    if (!server) return;
+    this.serverTrees.stale(name);
+    this.prepareServer(server);
+  }
+
+  /** What the server's runtime shows of the configuration now. */
+  private planOf(server: NamedBean): ServerPlan {
+    const t = this.topology;
+    const apps = t.placedOn('appDeployments', server.name).filter((app) => {
+      const intended = this.appIntendedState(app.name);
+      return intended === 'STATE_ACTIVE' || intended === 'STATE_ADMIN';
+    });
+    const partitions: ServerPlan['partitions'] = [];
+    for (const p of t.partitions()) {
+      // A partition has a runtime on a server when it is targeted there and active on it.
+      if (!partitionActive(this.partitionOn(p.name, server.name)) || !t.partitionServers(p).includes(server.name)) continue;
+      const dataSources: NamedBean[] = [];
+      for (const rg of t.resourceGroups(p)) {
+        if (!t.resourceGroupServers(p, rg).includes(server.name)) continue;
+        if (this.resourceGroupState(p.name, rg.name) === 'SHUTDOWN') continue;
+        dataSources.push(...t.items(rg.identity, 'JDBCSystemResources'));
+      }
+      partitions.push({ partition: p, dataSources });
+    }
+    return { apps, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions };
+  }
+
+  /**
+   * What a running server does at once, whether or not its tree is read: its data sources reach
+   * their databases, its resource adapters have their pools, the workload model knows its facts.
+   */
+  private prepareServer(server: NamedBean): void {
+    const t = this.topology;
+    const plan = this.planOf(server);
+    const facts: ServerFacts = {
+      heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB,
+      servedChannel: servedChannelOf(endpointOf(this.endpoints(server.name), 'default')?.port),
+      pools: new Map(),
+    };
+    for (const app of plan.apps) if (moduleTypeOf(app) === 'rar') this.pools.ensure(server.name, `eis/${app.name}`);
+    this.dataSources.beginServer(server.name);
+    for (const ds of plan.dataSources) this.wantDataSource(ds, server.name, facts, '');
+    for (const { partition, dataSources } of plan.partitions) for (const ds of dataSources) this.wantDataSource(ds, server.name, facts, partition.name);
+    this.dataSources.endServer(server.name);
+    this.workload.setFacts(server.name, facts);
+  }
+
+  private wantDataSource(ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {
+    const settings = dataSourceSettings(this.topology, ds.identity);
+    this.dataSources.want(server, partition, ds.name, settings, this.dataSourceState(server, partition, ds.name));
+    facts.pools.set(`${partition}/${ds.name}`, { initial: settings.initialCapacity, max: settings.maxCapacity });
   }
 
   private buildDomainTree(): BeanTree {
@@ -590,10 +733,11 @@ export class RuntimeEngine implements RuntimeFigures {
     this.putEditSessions(b, dpr, p.name);
   }
 
+  /** A running server's runtime tree (its side effects were done by `prepareServer`). */
   private buildServerTree(server: NamedBean): BeanTree {
     const t = this.topology;
+    const plan = this.planOf(server);
     const b = new TreeBuilder(this.catalog, new BeanTree());
-    this.dataSources.beginServer(server.name);
     const admin = server.name === t.adminServerName;
     const adminServer = t.server(t.adminServerName);
     const endpoints = this.endpoints(server.name);
@@ -627,22 +771,16 @@ export class RuntimeEngine implements RuntimeFigures {
       restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
-    const servedChannel = channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
+    channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
-    for (const app of t.placedOn('appDeployments', server.name)) {
-      const intended = this.appIntendedState(app.name);
-      if (intended !== 'STATE_ACTIVE' && intended !== 'STATE_ADMIN') continue;
-      this.applicationRuntime(b, root, connectors, server.name, app, main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`);
-    }
-    const facts: ServerFacts = { heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB, servedChannel, pools: new Map() };
+    const baseURL = main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`;
+    for (const app of plan.apps) this.applicationRuntime(b, root, connectors, server.name, app, baseURL);
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
-    for (const ds of t.placedOn('JDBCSystemResources', server.name)) this.dataSourceRuntime(b, jdbc, ds, server.name, facts, '');
-    for (const p of t.partitions()) this.partitionRuntime(b, root, server.name, p, facts);
+    for (const ds of plan.dataSources) this.dataSourceRuntime(b, jdbc, ds);
+    for (const { partition, dataSources } of plan.partitions) this.partitionRuntime(b, root, server.name, partition, dataSources);
     this.messaging.build(b, root, t, server.name);
     storeBeans(b, root, t, server.name);
-    this.workload.setFacts(server.name, facts);
-    this.dataSources.endServer(server.name);
     return b.tree;
   }
 
@@ -687,7 +825,6 @@ export class RuntimeEngine implements RuntimeFigures {
     };
     const type = `${R}ConnectorComponentRuntimeMBean`;
     const component = b.item(rt, 'componentRuntimes', app.name, values, type);
-    this.pools.ensure(server, jndi);
     for (const owner of [component, b.item(connectors, 'RAs', app.name, values, type), b.item(connectors, 'activeRAs', app.name, values, type)]) {
       b.item(owner, 'connectionPools', jndi, {
         poolName: jndi,
@@ -707,29 +844,33 @@ export class RuntimeEngine implements RuntimeFigures {
     }
   }
 
-  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {
-    const settings = dataSourceSettings(this.topology, ds.identity);
-    this.dataSources.want(server, partition, ds.name, settings, this.dataSourceState(server, partition, ds.name));
-    facts.pools.set(`${partition}/${ds.name}`, { initial: settings.initialCapacity, max: settings.maxCapacity });
+  private dataSourceRuntime(b: TreeBuilder, parent: BeanRef, ds: NamedBean): void {
     b.item(parent, 'JDBCDataSourceRuntimeMBeans', ds.name, {
       deploymentState: 2,
       moduleId: ds.name,
     });
   }
 
-  /** A partition has a runtime on a server when it is targeted there and active on it. */
-  private partitionRuntime(b: TreeBuilder, root: BeanRef, server: string, p: NamedBean, facts: ServerFacts): void {
-    if (!partitionActive(this.partitionOn(p.name, server)) || !this.topology.partitionServers(p).includes(server)) return;
+  /** The runtime of a partition active on the server, with the data sources of its running resource groups. */
+  private partitionRuntime(b: TreeBuilder, root: BeanRef, server: string, p: NamedBean, dataSources: readonly NamedBean[]): void {
     const pr = b.item(root, 'partitionRuntimes', p.name, {
       partitionID: p.values.partitionID ?? null,
       serverName: server,
       overallHealthState: OK_HEALTH(null),
     });
     const jdbc = b.singleton(pr, 'JDBCPartitionRuntime', {});
-    for (const rg of this.topology.resourceGroups(p)) {
-      if (!this.topology.resourceGroupServers(p, rg).includes(server)) continue;
-      if (this.resourceGroupState(p.name, rg.name) === 'SHUTDOWN') continue;
-      for (const ds of this.topology.items(rg.identity, 'JDBCSystemResources')) this.dataSourceRuntime(b, jdbc, ds, server, facts, p.name);
-    }
+    for (const ds of dataSources) this.dataSourceRuntime(b, jdbc, ds);
   }
+}
+
+/** The lists of names the domain runtime is made from: when they are the same, so is it. */
+function domainShape(t: Topology): string {
+  const names = (collection: string) => t.source.itemNames(collection);
+  return JSON.stringify([
+    t.domainName,
+    names('servers'),
+    names('appDeployments'),
+    t.partitions().map((p) => [p.name, p.values.partitionID ?? null, t.source.itemNames(childKey(keyOfIdentity(p.identity), 'resourceGroups'))]),
+    names('resourceGroups'),
+  ]);
 }

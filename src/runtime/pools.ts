@@ -212,13 +212,17 @@ export class WithConnections implements TreeSource {
     private readonly inner: TreeSource,
     private readonly pools: ConnectorPools,
     private readonly server: string,
+    /** Told when a pool's connections are looked at (they move without a change being told). */
+    private readonly looked?: () => void,
   ) {}
 
   /** The pool name of the pool bean owning a `connections` collection key. */
   private poolOf(collectionKey: string): string | undefined {
     if (!collectionKey.endsWith('/connections')) return undefined;
     const pool = this.inner.bean(upKey(collectionKey));
-    return pool?.type === POOL_TYPE ? String(pool.values.poolName) : undefined;
+    if (pool?.type !== POOL_TYPE) return undefined;
+    this.looked?.();
+    return String(pool.values.poolName);
   }
 
   itemNames(collectionKey: string): readonly string[] {

@@ -73,7 +73,12 @@ export function channelBeans(b: TreeBuilder, root: BeanRef, t: Topology, server:
     const httpToo = nap.values.httpEnabledForThisProtocol !== false && (protocol === 't3' || protocol === 't3s');
     if (httpToo) add(`${nap.name}[${protocol === 't3s' ? 'https' : 'http'}]`, url(protocol === 't3s' ? 'https' : 'http', address, port));
   }
-  return ports.port !== undefined ? 'Default[http]' : 'DefaultSecure[https]';
+  return servedChannelOf(ports.port);
+}
+
+/** The channel a server's own listener serves requests on: the plain port's, else the SSL port's. */
+export function servedChannelOf(plainPort: number | undefined): string {
+  return plainPort !== undefined ? 'Default[http]' : 'DefaultSecure[https]';
 }
 
 const EJB_TYPE: Record<EjbKind, string> = {

@@ -1,8 +1,9 @@
 // The console's Lifecycle, Lifecycle Manager and change-history views in a real browser, and the
 // console driven by the keyboard alone: a cluster started (one task per member, followed to
 // RUNNING) and shut down, a member's failed start shown with its error, partition and resource
-// group operations, environments and associations made over REST and in the view, the history of
-// activations with each change, a server started without a mouse, and a Monitor offered nothing.
+// group operations, environments, associations and runtimes made over REST and in the view, the
+// history of activations with each change, a server started without a mouse, a Monitor offered
+// nothing, the views at phone width, and a long list of partitions shown 25 at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -150,7 +151,8 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     await env.waitFor();
     assert.deepEqual(await env.locator('li[data-partition]').evaluateAll((els) => els.map((e) => e.getAttribute('data-partition'))), ['demo_domain/partition1', 'db1/pdb-a']);
     assert.match(await env.locator('li[data-association="demo_domain/partition1|db1/pdb-a"]').innerText(), /demo_domain\/partition1 ↔ db1\/pdb-a/);
-    assert.match(await page.locator('tr[data-runtime="db1"]').innerText(), /database\s+tcp:\/\/dbhost:1521\s+pdb-a, pdb-b/);
+    assert.match(await page.locator('tr[data-runtime="db1"]').innerText(), /database\s+tcp:\/\/dbhost:1521/);
+    assert.deepEqual(await page.locator('tr[data-runtime="db1"] li[data-runtime-partition]').evaluateAll((els) => els.map((e) => e.getAttribute('data-runtime-partition'))), ['pdb-a', 'pdb-b']);
 
     // The view's own changes: a second environment, two partitions in it, associated, then dissociated.
     await page.getByLabel('New environment').fill('env2');
@@ -171,6 +173,56 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     await env2.getByRole('button', { name: 'dissociate partition2 and pdb-b' }).click();
     await page.waitForFunction(() => !document.querySelector('article[data-environment="env2"] li[data-association]'));
     assert.deepEqual(((await lc.get('environments/env2?links=none')).json as { associations: unknown[] }).associations, []);
+    await page.context().close();
+  });
+
+  test('the Lifecycle Manager registers a runtime, makes and removes its partition, shows a refusal, unregisters it', async () => {
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle Manager');
+    await page.locator('tr[data-runtime="demo_domain"]').waitFor();
+    // The domain itself cannot be unregistered, so it is not offered.
+    assert.equal(await page.getByRole('button', { name: 'unregister demo_domain' }).count(), 0);
+    await page.getByText('Register a runtime').click();
+    const form = page.locator('.register-runtime form');
+    await form.getByLabel('Name', { exact: true }).fill('db2');
+    await form.getByLabel('Type').selectOption('database');
+    await form.getByLabel('Host').fill('db2.example');
+    await form.getByLabel('Port').fill('5432');
+    await form.getByLabel('Protocol').selectOption('tcp');
+    await form.getByLabel('User name').fill('sys');
+    await form.getByLabel('Password').fill('db2-secret-1');
+    await form.getByRole('button', { name: 'Register' }).click();
+    const row = page.locator('tr[data-runtime="db2"]');
+    await row.waitFor();
+    assert.match(await row.innerText(), /database\s+tcp:\/\/db2\.example:5432/);
+    const registered = (await lc.get('runtimes/db2?links=none')).json as { type: string; hostName: string; port: number; properties: { name: string; value?: string }[] };
+    assert.deepEqual([registered.type, registered.hostName, registered.port], ['database', 'db2.example', 5432]);
+    assert.equal(registered.properties.find((p) => p.name === 'username')?.value, 'sys');
+    assert.ok(!JSON.stringify(registered).includes('db2-secret-1'), 'the password is not shown back');
+
+    await row.getByLabel('new partition on db2').fill('pdb-c');
+    await row.getByRole('button', { name: 'create the partition on db2' }).click();
+    await row.locator('li[data-runtime-partition="pdb-c"]').waitFor();
+    // In an environment, the runtime cannot go: the server's refusal shows, and nothing changes.
+    await addToEnvironment(lc, 'env1', 'db2', 'pdb-c');
+    await page.getByRole('button', { name: 'Create', exact: true }).waitFor();
+    await page.reload();
+    await page.locator('tr[data-runtime="db2"]').waitFor();
+    await row.getByRole('button', { name: 'unregister db2' }).click();
+    await row.getByRole('button', { name: 'Unregister db2 now' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /unregister db2: .*db2.*env1/);
+    assert.equal((await lc.get('runtimes/db2')).status, 200);
+    const env1 = page.locator('article[data-environment="env1"]');
+    await env1.getByRole('button', { name: 'remove db2/pdb-c from env1' }).click();
+    await env1.locator('li[data-partition="db2/pdb-c"]').waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'remove db2/pdb-c' }).click();
+    await row.getByRole('button', { name: 'Remove db2/pdb-c now' }).click();
+    await row.locator('li[data-runtime-partition="pdb-c"]').waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'unregister db2' }).click();
+    await row.getByRole('button', { name: 'Unregister db2 now' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await lc.get('runtimes/db2')).status, 404);
     await page.context().close();
   });
 
@@ -234,8 +286,13 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     });
     assert.notEqual(outline.style, 'none', 'the focused button shows its focus');
     assert.notEqual(outline.width, '0px');
+    // A slower start (4 s more), so the dashboard's list of running tasks, read every 2 s, sees it.
+    const slow = await srv.ctl.post('faults', { kind: 'slow', server: 'ms1', latencyMs: 4000, count: 1 });
+    assert.equal(slow.status, 201, slow.text);
     await kb.press('Enter');
     const ms1 = page.locator('tr[data-server="ms1"]');
+    await ms1.locator('.task.running[data-task="start"] progress').waitFor();
+    await page.locator('li[data-running-task="ms1"] .task.running progress').waitFor({ timeout: 15_000 });
     await ms1.locator('.task.done[data-task="start"]').waitFor({ timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('tr[data-server="ms1"] [data-field="state"]')?.textContent === 'RUNNING', undefined, { timeout: 15_000 });
     assert.equal(await serverState('ms1'), 'RUNNING');
@@ -273,8 +330,42 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
       await openView(page, view!);
       await page.locator(shown!).waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${view}: the page is ${overflow} px wider than the phone`);
+      const wide = await page.evaluate(() => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 392).slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).join(', '));
+      assert.ok(overflow <= 0, `${view}: the page is ${overflow} px wider than the phone (${wide})`);
     }
+    await page.context().close();
+  });
+
+  test('many partitions: 25 at a time, a filter by name, more on request', async () => {
+    // 28 more partitions (30 in all), made in one activation; a new partition is halted.
+    assert.equal((await srv.admin.post('edit/changeManager/startEdit', {})).status, 200);
+    for (let i = 1; i <= 28; i++) {
+      const r = await srv.admin.post('edit/partitions', { name: `bulk-${String(i).padStart(2, '0')}` });
+      assert.equal(r.status, 201, r.text);
+    }
+    assert.equal((await srv.admin.post('edit/changeManager/activate', {})).status, 200);
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle');
+    const rows = page.locator('tr[data-partition-row]');
+    await page.locator('[data-count="partitions"]').waitFor();
+    assert.equal(await rows.count(), 25);
+    assert.match(await page.locator('[data-count="partitions"]').innerText(), /25 of 30 shown/);
+    await page.getByRole('button', { name: 'Show 5 more partitions' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 30);
+    // The filter looks at partitions' and their resource groups' names.
+    await page.getByLabel('Filter partitions by name').fill('bulk-1');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 10);
+    assert.match(await page.locator('[data-count="partitions"]').innerText(), /10 of 10 shown/);
+    await page.getByLabel('Filter partitions by name').fill('partition2-rg');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 1);
+    assert.equal(await rows.first().getAttribute('data-partition-row'), 'partition2');
+    // A filtered row works like any: boot bulk-01 from the filtered list.
+    await page.getByLabel('Filter partitions by name').fill('bulk-01');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-partition-row]').length === 1);
+    await page.locator('tr[data-partition-row="bulk-01"] button[data-op="boot"]').click();
+    await page.locator('tr[data-partition-row="bulk-01"] .task.done[data-task="BOOT"]').waitFor({ timeout: 30_000 });
+    assert.equal(((await stateOf('domainRuntime/domainPartitionRuntimes/bulk-01/partitionLifeCycleRuntime')) as { subState: string }).subState, 'BOOTED');
     await page.context().close();
   });
 });

@@ -1,12 +1,15 @@
 // The console's Deployments view in a real browser: an administrator uploads a web archive built
-// here, picks its target, watches the upload's progress bar reach the end and the deployment run to
-// ACTIVE on that target, then stops, starts, redeploys and undeploys it; the server's own error text
-// shows when it refuses an upload and when a deployment fails; an Operator may only start and stop;
-// a Monitor sees the applications (kept current by the watch stream) and is offered nothing; the
-// view fits a phone's width.
+// here (with a deployment plan), picks its target, watches the upload's progress bar reach the end
+// and the deployment run to ACTIVE on that target, then stops, starts, redeploys and undeploys it;
+// the server's own error text shows when it refuses an upload and when a deployment fails; an
+// upload made in an edit session waits for its activation; one the server holds unread can be
+// cancelled; an Operator may only start and stop; a Monitor sees the applications (kept current by
+// the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list a
+// page at a time with a search.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ADMIN, basic, call } from '../support/server.js';
@@ -26,6 +29,14 @@ const ARCHIVE = makeZip({
   'WEB-INF/lib/content.bin': randomBytes(1536 * 1024),
   'index.html': '<!doctype html><title>hello</title><p>hello</p>\n',
 });
+
+// A deployment plan to go with it: an override of the web module's session time-out.
+const PLAN = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
+<deployment-plan>
+  <application-name>hello</application-name>
+  <variable-definition><variable><name>SessionTimeout</name><value>45</value></variable></variable-definition>
+</deployment-plan>
+`);
 
 let srv: ControlServer;
 let browser: Browser;
@@ -111,6 +122,7 @@ describe('the Deployments view of the console', { skip }, () => {
     const page = await consolePage(ADMIN.user, ADMIN.password);
     await page.locator('input[type="file"][name="archive"]').setInputFiles({ name: 'hello.war', mimeType: 'application/octet-stream', buffer: ARCHIVE });
     assert.equal(await page.locator('input[name="name"]').inputValue(), 'hello', 'the name comes from the file name');
+    await page.locator('input[type="file"][name="plan"]').setInputFiles({ name: 'plan.xml', mimeType: 'application/xml', buffer: PLAN });
     assert.equal(await page.locator('#deploy').isDisabled(), true, 'offered without a target');
     await page.getByRole('checkbox', { name: 'AdminServer' }).check();
     const started = Date.now();
@@ -121,7 +133,7 @@ describe('the Deployments view of the console', { skip }, () => {
       return bar !== null && bar.max > 0 && bar.value === bar.max;
     });
     const max = await page.locator('#upload-progress').evaluate((bar: HTMLProgressElement) => bar.max);
-    assert.ok(max >= ARCHIVE.length, `the bar counted ${max} bytes of a ${ARCHIVE.length}-byte archive`);
+    assert.ok(max >= ARCHIVE.length + PLAN.length, `the bar counted ${max} bytes of a ${ARCHIVE.length}-byte archive and a ${PLAN.length}-byte plan`);
     assert.match(await page.locator('.upload-progress').innerText(), /\(100%\)/);
     // Then the deployment's progress object, to its end.
     await page.locator('.upload .task.done[data-task="hello deploy"]').waitFor({ timeout: 30_000 });
@@ -131,9 +143,10 @@ describe('the Deployments view of the console', { skip }, () => {
     const row = page.locator('tr[data-app="hello"]');
     await stateShown(page, 'hello', 'AdminServer', 'STATE_ACTIVE');
     assert.equal(await serverState('hello', 'AdminServer'), 'STATE_ACTIVE');
-    const cfg = await call(`${srv.latest}/domainConfig/appDeployments/hello?links=none&fields=targets,sourcePath`);
+    const cfg = await call(`${srv.latest}/domainConfig/appDeployments/hello?links=none&fields=targets,sourcePath,planPath`);
     assert.deepEqual(cfg.json.targets, [{ identity: ['servers', 'AdminServer'] }]);
     assert.deepEqual(readFileSync(cfg.json.sourcePath), ARCHIVE, 'the server keeps exactly the bytes the browser sent');
+    assert.deepEqual(readFileSync(cfg.json.planPath), PLAN, 'the plan went with the archive');
 
     await act(row, 'stop');
     await stateShown(page, 'hello', 'AdminServer', 'STATE_PREPARED');
@@ -162,6 +175,36 @@ describe('the Deployments view of the console', { skip }, () => {
     const cfg = await call(`${srv.latest}/domainConfig/appDeployments/benefits?links=none&fields=sourcePath`);
     assert.equal(cfg.json.sourcePath, 'applications/benefits.war');
     await page.context().close();
+  });
+
+  test('an upload the server does not take in can be cancelled: the bar stops short, nothing is deployed', async () => {
+    // The server holds the request without reading its body: once the connection's buffers are
+    // full, the browser can send no more, and the bar stays where it is.
+    const fault = await srv.ctl.post('faults', { kind: 'hang', urlPattern: '/management/appserver/*/edit/appDeployments', method: 'POST', expiresInSeconds: 120 });
+    assert.equal(fault.status, 201, fault.text);
+    try {
+      // Chromium reads the file itself (handing it 40 MB through the driver would be slow).
+      const file = join(srv.dataDir, 'stuck.war');
+      writeFileSync(file, randomBytes(40 * 1024 * 1024));
+      const page = await consolePage(ADMIN.user, ADMIN.password);
+      await page.locator('input[type="file"][name="archive"]').setInputFiles(file);
+      await page.getByRole('checkbox', { name: 'AdminServer' }).check();
+      await page.locator('#deploy').click();
+      const cancel = page.locator('#cancel-upload');
+      await cancel.waitFor();
+      await page.waitForTimeout(1000);
+      const [value, max] = await page.locator('#upload-progress').evaluate((bar: HTMLProgressElement) => [bar.value, bar.max]);
+      assert.ok(value < max, `the bar reached ${value} of ${max} though the server read nothing`);
+      await cancel.click();
+      const alert = page.locator('.upload [role="alert"]');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /The upload was cancelled/);
+      assert.equal(await page.locator('#deploy').isDisabled(), false, 'the form is usable again');
+      await page.context().close();
+    } finally {
+      await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`);
+    }
+    assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/stuck`)).status, 404);
   });
 
   test("a deployment that fails shows the failure and the server's message; the application stays as it was", async () => {
@@ -233,6 +276,49 @@ describe('the Deployments view of the console', { skip }, () => {
     assert.ok([200, 201, 202].includes(r.status), r.text);
     await stateShown(page, 'elsewhere', 'AdminServer', 'STATE_ACTIVE');
     assert.equal(await page.locator('tr[data-app="elsewhere"] button').count(), 0);
+    await page.context().close();
+  });
+  test('without the watch stream (the server refuses it) the view still follows, reading at each retry', async () => {
+    const fault = await srv.ctl.post('faults', { kind: 'status', urlPattern: '/management/appserver/*/watch*', status: 503 });
+    assert.equal(fault.status, 201, fault.text);
+    try {
+      const page = await consolePage('watcher', 'watcher-pw1');
+      const r = await call(`${srv.latest}/domainRuntime/deploymentManager/deploy`, {
+        method: 'POST',
+        body: { name: 'unwatched', applicationPath: '/srv/apps/unwatched.war', targets: ['AdminServer'], plan: null, deploymentOptions: {} },
+        headers: WRITE,
+      });
+      assert.ok([200, 201, 202].includes(r.status), r.text);
+      await stateShown(page, 'unwatched', 'AdminServer', 'STATE_ACTIVE');
+      await page.context().close();
+    } finally {
+      await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`);
+    }
+  });
+
+  test('more applications than a page: 25 shown with their states, the rest on request, and a search that finds any', async () => {
+    for (let i = 0; i < 30; i++) {
+      const name = `bulk-${String(i).padStart(2, '0')}`;
+      const r = await call(`${srv.latest}/domainRuntime/deploymentManager/deploy`, {
+        method: 'POST',
+        body: { name, applicationPath: `/srv/apps/${name}.war`, targets: ['AdminServer'], plan: null, deploymentOptions: {} },
+        headers: { ...WRITE, prefer: 'respond-async' },
+      });
+      assert.ok([200, 201, 202].includes(r.status), r.text);
+    }
+    const total = (await call(`${srv.latest}/domainConfig/appDeployments?links=none&fields=name`)).json.items.length;
+    assert.ok(total > 30 && total <= 50, `${total} applications`);
+    const page = await consolePage(ADMIN.user, ADMIN.password);
+    const rows = page.locator('tr[data-app]');
+    assert.equal(await rows.count(), 25);
+    const more = page.getByRole('button', { name: `Show ${total - 25} more of ${total - 25}` });
+    await more.click();
+    await page.waitForFunction((n) => document.querySelectorAll('tr[data-app]').length === n, total);
+    await page.getByLabel('Find an application').fill('BULK-29');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-app]').length === 1);
+    await stateShown(page, 'bulk-29', 'AdminServer', 'STATE_ACTIVE');
+    await page.getByLabel('Find an application').fill('no such application');
+    await page.getByText('No application by that name.').waitFor();
     await page.context().close();
   });
 });

@@ -49,6 +49,8 @@ describe('the console: Browse', { skip }, () => {
     // A second cluster, for the reference picker to offer.
     await post('edit/changeManager/startEdit');
     await post('edit/clusters', { name: 'cluster2' });
+    // A name that must be encoded in a URL and in the console's hash.
+    await post('edit/clusters', { name: 'blue team é' });
     await post('edit/changeManager/activate');
   });
 
@@ -92,6 +94,23 @@ describe('the console: Browse', { skip }, () => {
     await page.reload();
     await page.locator('section[data-bean="domainConfig/servers/ms1"] tr[data-property="listenPort"]').waitFor();
     assert.equal(await page.locator('li[data-path="domainConfig/servers/ms1"]').getAttribute('aria-selected'), 'true');
+    // From the keyboard: arrows move through the tree, right opens a branch, left closes it.
+    await page.locator('li[data-path="serverConfig"] > a').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('li[data-path="serverConfig/servers"]').waitFor();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement?.parentElement?.dataset.path), 'serverConfig/adminConsole');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('li[data-path="serverConfig/servers"]').waitFor({ state: 'detached' });
+    assert.equal(await page.locator('li[data-path="serverConfig"]').getAttribute('aria-expanded'), 'false');
+    // A hash with a dot segment names no bean (the URL would resolve it to somewhere else).
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/../../currentUser`);
+    await page.locator('.bean-pane').getByText('Choose a bean in a tree').waitFor();
+    // A bean that is not there: the page says so in the server's words.
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/servers/nope`);
+    assert.match(await page.locator('.bean-page').getByRole('alert').innerText(), /'nope' was not found/);
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/servers/ms1`);
     // The reference link leads to the cluster's page.
     await page.locator('tr[data-property="cluster"] a.ref').click();
     await page.locator('section[data-bean="domainConfig/clusters/cluster1"]').waitFor();
@@ -118,6 +137,33 @@ describe('the console: Browse', { skip }, () => {
     const loaded = page.getByRole('list', { name: 'Matches among the opened branches' });
     await loaded.waitFor();
     assert.deepEqual(await loaded.locator('a').allInnerTexts(), ['domainConfig/clusters/cluster2']);
+    // A name with a space and an accent: the hash carries it encoded, the page and a reload find it.
+    await page.locator('#tree-search').fill('TEAM');
+    await page.locator('#tree-search').press('Enter');
+    await found.getByRole('link', { name: 'domainConfig/clusters/blue team é' }).click();
+    await page.locator('section[data-bean="domainConfig/clusters/blue team é"] tr[data-property="name"]').waitFor();
+    assert.equal(new URL(page.url()).hash, `#browse/domainConfig/clusters/${encodeURIComponent('blue team é')}`);
+    await page.reload();
+    assert.equal(await page.locator('section[data-bean="domainConfig/clusters/blue team é"] #bean-h').innerText(), 'blue team é');
+    // A bean made after its branch was read: its link opens it, and the branch is read again.
+    await post('edit/changeManager/startEdit');
+    await post('edit/clusters', { name: 'newcomer' });
+    await post('edit/changeManager/activate');
+    assert.equal(await page.locator('li[data-path="domainConfig/clusters/newcomer"]').count(), 0);
+    await page.goto(`${srv.origin}/console/#browse/domainConfig/clusters/newcomer`);
+    await page.locator('li[data-path="domainConfig/clusters/newcomer"][aria-selected="true"]').waitFor();
+    // ... and one deleted goes from the branch when it is opened again.
+    await post('edit/changeManager/startEdit');
+    assert.equal((await call(`${srv.latest}/edit/clusters/newcomer`, { method: 'DELETE', headers: WRITE })).status, 200);
+    await post('edit/changeManager/activate');
+    const clusters = page.locator('li[data-path="domainConfig/clusters"] > button.twisty');
+    await clusters.click();
+    await page.locator('li[data-path="domainConfig/clusters"][aria-expanded="false"]').waitFor();
+    await clusters.click();
+    await page.locator('li[data-path="domainConfig/clusters/cluster1"]').waitFor();
+    assert.equal(await page.locator('li[data-path="domainConfig/clusters/newcomer"]').count(), 0);
+    await page.locator('#tree-search').fill('newcomer');
+    assert.equal(await page.getByRole('list', { name: 'Matches among the opened branches' }).count(), 0);
     // Runtime beans are found too.
     await page.locator('#tree-search').fill('ms2');
     await page.locator('#tree-search').press('Enter');
@@ -136,7 +182,10 @@ describe('the console: Browse', { skip }, () => {
     assert.deepEqual(await keyStores.locator('option').allInnerTexts(), ['DemoIdentityAndDemoTrust', 'CustomIdentityAndJavaStandardTrust', 'CustomIdentityAndCustomTrust', 'CustomIdentityAndCommandLineTrust']);
     const cluster = bean.locator('select#p-cluster');
     await cluster.locator('option', { hasText: 'clusters/cluster2' }).waitFor({ state: 'attached' });
-    assert.deepEqual(await cluster.locator('option').allInnerTexts(), ['(none)', 'clusters/cluster1', 'clusters/cluster2']);
+    // The picker offers exactly the domain's clusters, as REST lists them, and no other bean.
+    const clusters = (await call(`${srv.latest}/edit/clusters?fields=name&links=none`)).json.items.map((c: { name: string }) => `clusters/${c.name}`);
+    assert.equal(clusters.length, 3);
+    assert.deepEqual(await cluster.locator('option').allInnerTexts(), ['(none)', ...clusters]);
     assert.equal(await cluster.locator('option:checked').innerText(), 'clusters/cluster1');
     assert.equal(await bean.locator('#p-customIdentityKeyStorePassPhrase').getAttribute('type'), 'password');
     assert.equal(await bean.locator('#p-customIdentityKeyStorePassPhrase').inputValue(), '');
@@ -150,6 +199,12 @@ describe('the console: Browse', { skip }, () => {
       assert.match(await bean.locator(`tr[data-property="${property}"] th`).innerText(), /read-only/, property);
     }
 
+    // A secret typed and emptied again is no change.
+    const secret = bean.locator('#p-customIdentityKeyStorePassPhrase');
+    await secret.fill('x');
+    await bean.locator('#save:enabled').waitFor();
+    await secret.fill('');
+    await bean.locator('#save:disabled').waitFor();
     // A value the server refuses is explained, and nothing is saved.
     await bean.locator('#p-listenPort').fill('70000');
     await bean.locator('#save').click();
@@ -157,9 +212,15 @@ describe('the console: Browse', { skip }, () => {
     await bean.locator('#p-listenPort').fill('7123');
     await keyStores.selectOption({ label: 'CustomIdentityAndCustomTrust' });
     await cluster.selectOption({ label: 'clusters/cluster2' });
+    await secret.fill('k3y-s3cret');
     await bean.locator('#save').click();
     await bean.locator('#save:disabled').waitFor();
     assert.equal(await bean.getByRole('alert').count(), 0);
+    // The secret went into the session, and the page does not show it back.
+    assert.equal(await secret.inputValue(), '');
+    assert.ok(!(await page.content()).includes('k3y-s3cret'));
+    const session = (await call(`${srv.latest}/edit/changeManager?links=none`)).json;
+    assert.ok(session.pendingChanges.some((c: { properties?: { name: string }[] }) => c.properties?.some((p) => p.name === 'customIdentityKeyStorePassPhrase')));
     // Saved into the session only: the domain's configuration is unchanged until activation.
     const before = (await call(`${srv.latest}/domainConfig/servers/ms2?fields=listenPort,keyStores,cluster&links=none`)).json;
     assert.notEqual(before.listenPort, 7123);
@@ -182,6 +243,24 @@ describe('the console: Browse', { skip }, () => {
     await again.locator('#bean-start-edit').waitFor();
     assert.match(await again.locator('tr[data-property="listenPort"] td').innerText(), /^7123/);
     assert.equal(await again.locator('tr[data-property="cluster"] td a.ref').innerText(), 'clusters/cluster2');
+    await page.context().close();
+  });
+
+  test('a reference to a base type (Target) offers every kind of bean deriving from it, several at once', async () => {
+    await post('edit/changeManager/startEdit');
+    const page = await consoleAt(ADMIN.user, ADMIN.password, '#browse/domainConfig/appDeployments/benefits');
+    const targets = page.locator('section[data-bean="domainConfig/appDeployments/benefits"] select#p-targets');
+    await targets.locator('option', { hasText: 'servers/ms1' }).waitFor({ state: 'attached' });
+    assert.equal(await targets.getAttribute('multiple'), '');
+    const offered = await targets.locator('option').allInnerTexts();
+    for (const bean of ['servers/AdminServer', 'servers/ms1', 'servers/ms2', 'clusters/cluster1', 'clusters/cluster2']) assert.ok(offered.includes(bean), `${bean} in ${offered.join(', ')}`);
+    assert.ok(!offered.some((o) => o.startsWith('machines/')), 'a machine is no target');
+    assert.deepEqual(await targets.locator('option:checked').allInnerTexts(), ['clusters/cluster1']);
+    await targets.selectOption([{ label: 'clusters/cluster1' }, { label: 'servers/ms2' }]);
+    await page.locator('#save').click();
+    await page.locator('#save:disabled').waitFor();
+    const saved = (await call(`${srv.latest}/edit/appDeployments/benefits?fields=targets&links=none`)).json.targets;
+    assert.deepEqual(saved.map((t: { identity: string[] }) => t.identity.join('/')).sort(), ['clusters/cluster1', 'servers/ms2']);
     await page.context().close();
   });
 

@@ -196,19 +196,24 @@ describe('runtime effects of configuration changes', () => {
     ['a server removed', { operation: 'delete', identity: ['servers', 'ms9'] }, { server: 'ms9' }],
     ["a server's port", { operation: 'modify', identity: ['servers', 'ms1'], properties: [{ name: 'listenPort' }] }, { server: 'ms1' }],
     ["a server's notes", { operation: 'modify', identity: ['servers', 'ms1'], properties: [{ name: 'notes' }] }, 'none'],
-    ["a server's cluster", { operation: 'modify', identity: ['servers', 'ms1'], properties: [{ name: 'cluster' }] }, 'all'],
+    ["a server's cluster", { operation: 'modify', identity: ['servers', 'ms1'], properties: [{ name: 'cluster' }] }, { placed: ['servers', 'ms1'] }],
     ["a server's log", { operation: 'modify', identity: ['servers', 'ms1', 'log'], properties: [{ name: 'fileName' }] }, 'none'],
-    ['a cluster', { operation: 'create', identity: ['clusters', 'c1'] }, 'all'],
-    ['a unix machine', { operation: 'create', identity: ['machines', 'm1'] }, 'all'],
-    ['a library', { operation: 'delete', identity: ['libraries', 'lib1'] }, 'all'],
-    ["a partition's resource group", { operation: 'create', identity: ['partitions', 'p1', 'resourceGroups', 'rg1'] }, 'all'],
-    ['a data source', { operation: 'modify', identity: ['JDBCSystemResources', 'ds1'], properties: [{ name: 'targets' }] }, 'all'],
+    ['a cluster', { operation: 'create', identity: ['clusters', 'c1'] }, { placed: ['clusters', 'c1'] }],
+    ["a cluster's dynamic servers", { operation: 'modify', identity: ['clusters', 'c1', 'dynamicServers'], properties: [{ name: 'maxDynamicClusterSize' }] }, { placed: ['clusters', 'c1'] }],
+    ['a unix machine made', { operation: 'create', identity: ['machines', 'm1'] }, 'all'],
+    ['a machine changed', { operation: 'modify', identity: ['machines', 'm1'], properties: [{ name: 'notes' }] }, { placed: ['machines', 'm1'] }],
+    ['a migratable target', { operation: 'modify', identity: ['migratableTargets', 'mt1'], properties: [{ name: 'notes' }] }, 'all'],
+    ['a library', { operation: 'delete', identity: ['libraries', 'lib1'] }, { placed: ['libraries', 'lib1'] }],
+    ["a partition's resource group", { operation: 'create', identity: ['partitions', 'p1', 'resourceGroups', 'rg1'] }, { placed: ['partitions', 'p1'] }],
+    ['a data source', { operation: 'modify', identity: ['JDBCSystemResources', 'ds1'], properties: [{ name: 'targets' }] }, { placed: ['JDBCSystemResources', 'ds1'] }],
+    ['a JDBC store', { operation: 'modify', identity: ['JDBCStores', 'st1'], properties: [{ name: 'targets' }] }, { placed: ['JDBCStores', 'st1'] }],
+    ["a JMS module's queue", { operation: 'create', identity: ['JMSSystemResources', 'jms1', 'JMSResource', 'queues', 'q1'] }, { placed: ['JMSSystemResources', 'jms1'] }],
     ["a data source's descriptor", { operation: 'modify', identity: ['JDBCSystemResources', 'ds1', 'JDBCResource'] }, 'none'],
     ['a mail session', { operation: 'create', identity: ['mailSessions', 'mail1'] }, 'none'],
     ['the domain log', { operation: 'modify', identity: ['log'], properties: [{ name: 'fileName' }] }, 'none'],
   ];
   for (const [what, change, effect] of cases) {
-    test(`${what}: ${typeof effect === 'string' ? effect : `server ${effect.server}`}`, () => {
+    test(`${what}: ${typeof effect === 'string' ? effect : 'server' in effect ? `server ${effect.server}` : `where ${effect.placed.join('/')} shows`}`, () => {
       assert.deepEqual(runtimeEffect(behaviours, change), effect);
     });
   }

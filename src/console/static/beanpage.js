@@ -5,7 +5,8 @@
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { CONFIG_TREES, hashOf, restUrl, segmentsOfHref } from './beanpath.js';
 import { BeanEditor, describe } from './editor.js';
-import { api, followTask, html, show, taskFailed } from './lib.js';
+import { api, followTask, html, show } from './lib.js';
+import { TaskProgress } from './tasks.js';
 
 const mayAny = (roles, user) => (roles || []).some((r) => user.roles.includes(r));
 
@@ -159,9 +160,7 @@ function Action({ url, action }) {
             onInput=${(e) => setArgs({ ...args, [p.name]: e.target.value })} />`}
     </label>`)}
     <button type="submit" disabled=${busy} title=${action.description || ''}>${action.name}</button>
-    ${task && html`<div class=${`task ${task.completed ? (taskFailed(task) ? 'failed' : 'done') : 'running'}`} data-task=${action.name}>
-      <progress max="1" value=${task.completed ? 1 : undefined}></progress> ${task.taskStatus || ''} ${task.progress || ''}${taskFailed(task) ? `: ${show(task.taskError)}` : ''}
-    </div>`}
+    <${TaskProgress} task=${task} label=${action.name} />
     ${result !== undefined && html`<output class="result">${show(result)}</output>`}
     ${error && html`<p class="error" role="alert">${error}</p>`}
   </form>`;

@@ -13,6 +13,7 @@ const LIFECYCLE = '/management/lifecycle/latest';
 export const CONFIG_TREES = ['domainConfig', 'edit'];
 
 export function restUrl(segments) {
+  if (!isBeanPath(segments)) throw new Error(`Not a bean's path: ${segments.join('/')}`);
   const [root, ...rest] = segments;
   const base = root === 'lifecycle' ? LIFECYCLE : `${BASE}/${encodeURIComponent(root)}`;
   return [base, ...rest.map((s) => encodeURIComponent(s))].join('/');
@@ -23,12 +24,16 @@ export const hashOf = (segments) => `#browse/${segments.map((s) => encodeURIComp
 /** A key for maps of nodes: the encoded path (a name may hold a slash). */
 export const keyOf = (segments) => segments.map((s) => encodeURIComponent(s)).join('/');
 
-/** The path a `#browse/...` hash names; [] for the view without a bean. */
+/** A path the console may ask for: below one of its trees, with no dot segment (a URL would resolve it away). */
+const isBeanPath = (segments) => TREES.includes(segments[0]) && segments.every((s) => s !== '.' && s !== '..');
+
+/** The path a `#browse/...` hash names; [] for the view without a bean (or a hash naming none). */
 export function segmentsOfHash(hash) {
   const rest = hash.replace(/^#?browse\/?/, '');
   if (!rest) return [];
   try {
-    return rest.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+    const segments = rest.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+    return isBeanPath(segments) ? segments : [];
   } catch {
     return [];
   }

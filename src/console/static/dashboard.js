@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { HISTORY, Sparkline } from './charts.js';
 import { api, hasRole, html, mb, shortTime } from './lib.js';
 import { OperationButtons, TaskProgress, useTask } from './tasks.js';
+import { summary } from './history.js';
 
 const POLL_MS = 2000;
 
@@ -117,10 +118,10 @@ export function Dashboard({ user }) {
     </section>
     <section aria-labelledby="tasks-h">
       <h2 id="tasks-h">Running tasks</h2>
-      ${tasks.length === 0 ? html`<p>None.</p>` : html`<ul>${tasks.map((t) => html`<li>${t.serverName}: ${t.operation} (${t.progress})</li>`)}</ul>`}
+      ${tasks.length === 0 ? html`<p>None.</p>` : html`<ul class="running-tasks">${tasks.map((t) => html`<li data-running-task=${t.serverName}>${t.serverName}: <${TaskProgress} task=${t} label=${t.serverName} /></li>`)}</ul>`}
     </section>
     <section aria-labelledby="activations-h">
       <h2 id="activations-h">Recent activations</h2>
-      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${shortTime(a.endTime)} ${a.user || ''}: ${(a.changes || []).length} change${(a.changes || []).length === 1 ? '' : 's'}</li>`)}</ul>`}
+      ${activations.length === 0 ? html`<p>None yet.</p>` : html`<ul class="activations">${activations.map((a) => html`<li>${shortTime(a.endTime)} ${a.user || ''}: ${summary(a.changes || [])}</li>`)}</ul>`}
     </section>`;
 }

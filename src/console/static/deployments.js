@@ -64,7 +64,8 @@ function useDeployments() {
       }, Math.max(250, last + 1000 - Date.now()));
     };
     const stop = watchDomain('kinds=runtime,activation', (kind, event) => {
-      if (kind === 'open' || kind === 'reset') soon();
+      // Without the stream (lost, or too many watches), each retry is a reading of its own.
+      if (kind === 'open' || kind === 'reset' || kind === 'lost') soon();
       else if (kind === 'runtime' && (event.subject === 'application' || event.subject === 'server')) soon();
       else if (kind === 'activation' && (event.beans || []).some((b) => /^edit\/(appDeployments|libraries)\//.test(b.path || ''))) soon();
     });
@@ -134,7 +135,7 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
     <td class="source">${app.sourcePath || ''}</td>
     <td class="targets">${
       !states
-        ? '…'
+        ? 'Reading…'
         : states.length === 0
           ? 'no target'
           : html`<ul>${states.map((s) => html`<li><${StateItem} row=${s} />${s.members.length > 0 && html`<ul>${s.members.map((m) => html`<li><${StateItem} row=${m} /></li>`)}</ul>`}</li>`)}</ul>`
@@ -196,6 +197,7 @@ const nameOf = (file) => file.name.replace(/\.[^.]*$/, '');
 
 function UploadForm({ user, servers, clusters, onChanged }) {
   const [file, setFile] = useState(undefined);
+  const [plan, setPlan] = useState(undefined);
   const [name, setName] = useState('');
   const [targets, setTargets] = useState([]);
   const [sent, setSent] = useState(undefined);
@@ -217,17 +219,18 @@ function UploadForm({ user, servers, clusters, onChanged }) {
     setError(undefined);
     setNote(undefined);
     setTask(undefined);
-    setSent({ loaded: 0, total: file.size });
+    setSent({ loaded: 0, total: file.size + (plan ? plan.size : 0) });
     setBusy(true);
     try {
       const form = new FormData();
       form.append('model', JSON.stringify({ name, targets: targets.map((t) => ({ identity: t.split('/') })) }));
       form.append('sourcePath', file, file.name);
+      if (plan) form.append('deploymentPlan', plan, plan.name);
       const r = await sendUpload(form, (loaded, total) => setSent({ loaded, total }), (xhr) => (request.current = xhr));
       setSent((s) => ({ loaded: s.total, total: s.total }));
       let last;
       if (r.status === 202) {
-        last = await followTask(r.location, r.json, setTask);
+        last = await followTask(r.location || `${DM}/deploymentProgressObjects/${enc(name)}`, r.json, setTask);
       } else {
         // Done already (201), or waiting in the edit session this user holds: then it has no progress object.
         const cm = (await api('GET', 'edit/changeManager?links=none')).json;
@@ -238,6 +241,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       if (!taskFailed(last)) {
         element.reset();
         setFile(undefined);
+        setPlan(undefined);
         setName('');
         setTargets([]);
       }
@@ -254,10 +258,13 @@ function UploadForm({ user, servers, clusters, onChanged }) {
     return html`<label class="target"><input type="checkbox" name="target" value=${key} checked=${targets.includes(key)} disabled=${busy} onChange=${() => toggle(key)} /> ${n}</label>`;
   };
   const percent = sent && sent.total > 0 ? Math.round((sent.loaded / sent.total) * 100) : 0;
+  // Once every byte is sent the server may be deploying already: nothing is left to cancel.
+  const cancellable = busy && !task && sent && sent.loaded < sent.total;
   return html`<section aria-labelledby="upload-h" class="upload">
     <h2 id="upload-h">Deploy an archive</h2>
     <form onSubmit=${submit} aria-label="Deploy an archive">
       <label>Archive <input type="file" name="archive" accept=".war,.ear,.jar,.rar" disabled=${busy} onChange=${choose} /></label>
+      <label>Deployment plan (optional) <input type="file" name="plan" accept=".xml" disabled=${busy} onChange=${(e) => setPlan(e.target.files[0])} /></label>
       <label>Name <input name="name" value=${name} disabled=${busy} onInput=${(e) => setName(e.target.value)} required /></label>
       <fieldset disabled=${busy}><legend>Targets</legend>
         <div class="target-group"><span>Servers</span>${servers.map((s) => checkbox('servers', s))}</div>
@@ -265,7 +272,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       </fieldset>
       <div class="buttons">
         <button type="submit" id="deploy" disabled=${busy || !file || targets.length === 0 || name.trim() === ''}>Deploy</button>
-        ${busy && !task && html`<button type="button" id="cancel-upload" onClick=${() => request.current && request.current.abort()}>Cancel upload</button>`}
+        ${cancellable && html`<button type="button" id="cancel-upload" onClick=${() => request.current && request.current.abort()}>Cancel upload</button>`}
       </div>
     </form>
     ${sent && html`<div class="upload-progress">

@@ -145,6 +145,13 @@ function hints(p) {
   return out.join(' · ');
 }
 
+/** The edits with a property's new value; a secret's emptied input is no change (not an empty secret). */
+function edited(edits, p, value) {
+  const next = { ...edits, [p.name]: value };
+  if (p.encrypted && value === '') delete next[p.name];
+  return next;
+}
+
 /**
  * A bean's properties, editable where `editable` and the tree says writable. `url` is the bean's
  * REST URL; saving posts only the changed properties there, and `onSaved` hears of it.
@@ -212,7 +219,7 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
       const value = p.name in edits ? edits[p.name] : p.encrypted ? undefined : bean.values[p.name];
       return html`<tr key=${p.name} data-property=${p.name} class=${p.name in edits ? 'changed' : ''}>
         <th scope="row">${writable ? html`<label for=${`p-${p.name}`}>${p.name}</label>` : p.name}${p.key ? html` <span class="badge">key</span>` : ''}${p.restartNeeded ? html` <span class="badge restart" title="A change takes effect after a restart">restart needed</span>` : ''}${editable && !writable ? html` <span class="badge ro">read-only</span>` : ''}</th>
-        <td>${writable ? editorFor(p, value, (v) => setEdits((e) => ({ ...e, [p.name]: v })), choices[p.references]) : html`<${ValueView} p=${p} value=${value} root=${root} />`}
+        <td>${writable ? editorFor(p, value, (v) => setEdits((e) => edited(e, p, v)), choices[p.references]) : html`<${ValueView} p=${p} value=${value} root=${root} />`}
           <span class="prop-hint">${hints(p)}</span></td>
       </tr>`;
     })}</tbody></table>

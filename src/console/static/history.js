@@ -8,6 +8,12 @@ const PAGE = 20;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** "3 changes to 2 beans": a created or deleted bean counts as one change, a modification one per property. */
+export function summary(changes) {
+  const count = changes.reduce((n, c) => n + (c.operation === 'modify' ? Math.max(1, (c.properties || []).length) : 1), 0);
+  return `${plural(count, 'change')} to ${plural(changes.length, 'bean')}`;
+}
+
 /** Changes as activation records and pending changes list them: one row per property changed. */
 export function Changes({ changes, label }) {
   return html`<div class="scroll"><table class="diff" aria-label=${label}>
@@ -37,7 +43,7 @@ export function ActivationHistory({ version }) {
     ${!items ? !error && html`<p>Reading the activations…</p>` : items.length === 0 ? html`<p>Nothing has been activated yet.</p>` : html`
       <ol class="activation-history" reversed start=${items.length}>${items.slice(0, shown).map((a) => html`<li data-activation=${a.name}>
         <details>
-          <summary><strong>${a.user || '?'}</strong> ${shortTime(a.endTime || a.startTime)} — ${plural((a.changes || []).length, 'change')}
+          <summary><strong>${a.user || '?'}</strong> ${shortTime(a.endTime || a.startTime)} — ${summary(a.changes || [])}
             ${a.editSession && a.editSession !== 'default' ? ` in session ${a.editSession}` : ''}${a.restartRequired ? ' — restart needed' : ''}
             <span class="muted"> (version ${a.version})</span></summary>
           ${(a.changes || []).length > 0 ? html`<${Changes} changes=${a.changes} label=${`Changes of activation ${a.name}`} />` : html`<p>No change recorded.</p>`}

@@ -1,7 +1,8 @@
 // The Lifecycle Manager (/management/lifecycle/latest): environments with their partitions and the
 // associations between them, and the runtimes with their partitions. Administrators may create and
-// delete environments, add and remove their partitions, and associate or dissociate two of them;
-// every other role reads.
+// delete environments, add and remove their partitions, associate or dissociate two of them,
+// register and unregister runtimes and create or remove a runtime's partitions; every other role
+// reads.
 import { useCallback, useEffect, useState } from './vendor/hooks.mjs';
 import { api, hasRole, html } from './lib.js';
 
@@ -40,7 +41,6 @@ function Environment({ env, runtimes, mayWrite, act }) {
   const [adding, setAdding] = useState('');
   const [first, setFirst] = useState('');
   const [second, setSecond] = useState('');
-  const [confirm, setConfirm] = useState(false);
   const envPath = `${LC}/environments/${seg(env.name)}`;
   const byKey = new Map(env.partitions.map((p) => [pkey(p), p]));
   const pair = (a) => ({ partition1Name: a.partition1Name, partition1RuntimeName: a.partition1RuntimeName, partition2Name: a.partition2Name, partition2RuntimeName: a.partition2RuntimeName });
@@ -56,7 +56,7 @@ function Environment({ env, runtimes, mayWrite, act }) {
   const add = (event) => {
     event.preventDefault();
     const p = candidates.find((c) => pkey(c) === adding);
-    if (p) act(`add ${adding} to ${env.name}`, 'POST', `${envPath}/partitions`, { name: p.name, runtimeName: p.runtimeName }).then(() => setAdding(''));
+    if (p) act(`add ${adding} to ${env.name}`, 'POST', `${envPath}/partitions`, { name: p.name, runtimeName: p.runtimeName }).then((ok) => ok && setAdding(''));
   };
   const options = (list, value) => list.map((p) => html`<option value=${pkey(p)} selected=${pkey(p) === value}>${pkey(p)}</option>`);
   return html`<article class="environment" data-environment=${env.name} aria-labelledby=${`env-${env.name}`}>
@@ -82,11 +82,71 @@ function Environment({ env, runtimes, mayWrite, act }) {
         <option value="">choose…</option>${options(env.partitions.filter((p) => pkey(p) !== first), second)}</select></label>
       <button type="submit" disabled=${!first || !second || first === second}>Associate</button>
     </form>`}
-    ${mayWrite && html`<div class="buttons">${confirm
-      ? html`<button type="button" class="danger" onClick=${() => act(`delete ${env.name}`, 'DELETE', envPath)}>Delete ${env.name} now</button>
-        <button type="button" onClick=${() => setConfirm(false)}>Keep it</button>`
-      : html`<button type="button" aria-label=${`delete environment ${env.name}`} onClick=${() => setConfirm(true)}>Delete environment</button>`}</div>`}
+    ${mayWrite && html`<div class="buttons"><${TwoStep} label="Delete" what=${env.name} onConfirm=${() => act(`delete ${env.name}`, 'DELETE', envPath)} /></div>`}
   </article>`;
+}
+
+/** Deleting takes a second click: the first one asks. */
+function TwoStep({ label, what, onConfirm }) {
+  const [asking, setAsking] = useState(false);
+  return asking
+    ? html`<button type="button" class="danger" onClick=${() => { setAsking(false); onConfirm(); }}>${label} ${what} now</button>
+      <button type="button" onClick=${() => setAsking(false)}>Keep it</button>`
+    : html`<button type="button" aria-label=${`${label.toLowerCase()} ${what}`} onClick=${() => setAsking(true)}>${label}</button>`;
+}
+
+function RuntimeRow({ runtime, local, mayWrite, act }) {
+  const [partition, setPartition] = useState('');
+  const path = `${LC}/runtimes/${seg(runtime.name)}`;
+  const create = (event) => {
+    event.preventDefault();
+    const n = partition.trim();
+    if (n) act(`create partition ${n} on ${runtime.name}`, 'POST', `${path}/partitions`, { name: n, properties: [] }).then((ok) => ok && setPartition(''));
+  };
+  return html`<tr data-runtime=${runtime.name}>
+    <th scope="row">${runtime.name}${local ? html` <span class="muted">(this domain)</span>` : ''}</th><td>${runtime.type}</td>
+    <td>${runtime.protocol ? `${runtime.protocol}://` : ''}${runtime.hostName || ''}${runtime.port ? `:${runtime.port}` : ''}</td>
+    <td>${runtime.error ? html`<span class="error">${runtime.error}</span>`
+      : runtime.partitions.length === 0 ? 'none'
+      : html`<ul class="runtime-partitions">${runtime.partitions.map((p) => html`<li data-runtime-partition=${p.name}>${p.name}
+        ${mayWrite && html` <${TwoStep} label="Remove" what=${`${runtime.name}/${p.name}`} onConfirm=${() => act(`remove partition ${p.name} of ${runtime.name}`, 'DELETE', `${path}/partitions/${seg(p.name)}`)} />`}</li>`)}</ul>`}
+      ${mayWrite && html`<form class="inline" onSubmit=${create}>
+        <input value=${partition} onInput=${(e) => setPartition(e.target.value)} aria-label=${`new partition on ${runtime.name}`} placeholder="new partition" maxlength="200" required />
+        <button type="submit" aria-label=${`create the partition on ${runtime.name}`}>Create</button>
+      </form>`}
+    </td>
+    ${mayWrite && html`<td>${!local && html`<${TwoStep} label="Unregister" what=${runtime.name} onConfirm=${() => act(`unregister ${runtime.name}`, 'DELETE', path)} />`}</td>`}
+  </tr>`;
+}
+
+const NO_RUNTIME = { name: '', type: 'wls', hostName: '', port: '7001', protocol: 'http', username: '', password: '' };
+
+/** Registers a runtime: another domain (wls), a traffic director (otd) or a database that holds PDBs. */
+function RegisterRuntime({ act }) {
+  const [form, setForm] = useState(NO_RUNTIME);
+  const set = (key) => (e) => setForm({ ...form, [key]: e.target.value });
+  const submit = (event) => {
+    event.preventDefault();
+    const properties = [
+      ...(form.username ? [{ name: 'username', value: form.username }] : []),
+      ...(form.password ? [{ name: 'password', confidentialValue: form.password }] : []),
+    ];
+    const port = Number(form.port);
+    act(`register runtime ${form.name}`, 'POST', `${LC}/runtimes`, { name: form.name.trim(), type: form.type, hostName: form.hostName.trim(), port: Number.isInteger(port) ? port : form.port, protocol: form.protocol, properties })
+      .then((ok) => ok && setForm(NO_RUNTIME));
+  };
+  return html`<details class="register-runtime"><summary>Register a runtime</summary>
+    <form class="inline" onSubmit=${submit}>
+      <label>Name <input value=${form.name} onInput=${set('name')} required maxlength="200" /></label>
+      <label>Type <select value=${form.type} onChange=${set('type')}>${['wls', 'database', 'otd'].map((t) => html`<option value=${t} selected=${t === form.type}>${t}</option>`)}</select></label>
+      <label>Host <input value=${form.hostName} onInput=${set('hostName')} required maxlength="253" /></label>
+      <label>Port <input type="number" min="1" max="65535" value=${form.port} onInput=${set('port')} required /></label>
+      <label>Protocol <select value=${form.protocol} onChange=${set('protocol')}>${['http', 'https', 'tcp'].map((t) => html`<option value=${t} selected=${t === form.protocol}>${t}</option>`)}</select></label>
+      <label>User name <input value=${form.username} onInput=${set('username')} autocomplete="off" /></label>
+      <label>Password <input type="password" value=${form.password} onInput=${set('password')} autocomplete="new-password" /></label>
+      <button type="submit">Register</button>
+    </form>
+  </details>`;
 }
 
 export function LifecycleManager({ user }) {
@@ -94,7 +154,11 @@ export function LifecycleManager({ user }) {
   const [error, setError] = useState(undefined);
   const [done, setDone] = useState(undefined);
   const [name, setName] = useState('');
+  const [domain, setDomain] = useState(undefined);
   const mayWrite = hasRole(user, 'Admin');
+  useEffect(() => {
+    api('GET', 'domainConfig?links=none&fields=name').then((r) => setDomain(r.json.name), () => setDomain(undefined));
+  }, []);
   const load = useCallback(async () => {
     try {
       setData(await readAll());
@@ -109,18 +173,21 @@ export function LifecycleManager({ user }) {
   const act = async (what, method, path, body) => {
     setError(undefined);
     setDone(undefined);
+    let ok = false;
     try {
       await api(method, path, body);
       setDone(`Done: ${what}.`);
+      ok = true;
     } catch (err) {
       setError(`${what}: ${err.message}`);
     }
     await load();
+    return ok;
   };
   const create = (event) => {
     event.preventDefault();
     const n = name.trim();
-    if (n) act(`create environment ${n}`, 'POST', `${LC}/environments`, { name: n }).then(() => setName(''));
+    if (n) act(`create environment ${n}`, 'POST', `${LC}/environments`, { name: n }).then((ok) => ok && setName(''));
   };
   return html`${error && html`<p class="error" role="alert">${error}</p>`}
     ${done && html`<p class="done" role="status">${done}</p>`}
@@ -135,12 +202,10 @@ export function LifecycleManager({ user }) {
     </section>
     <section aria-labelledby="lcm-rt-h">
       <h2 id="lcm-rt-h">Runtimes</h2>
+      ${mayWrite && html`<${RegisterRuntime} act=${act} />`}
       <div class="scroll"><table class="runtimes">
-        <thead><tr><th>Runtime</th><th>Type</th><th>Address</th><th>Partitions</th></tr></thead>
-        <tbody>${data.runtimes.map((r) => html`<tr data-runtime=${r.name}>
-          <th scope="row">${r.name}</th><td>${r.type}</td><td>${r.protocol ? `${r.protocol}://` : ''}${r.hostName || ''}${r.port ? `:${r.port}` : ''}</td>
-          <td>${r.error ? html`<span class="error">${r.error}</span>` : r.partitions.map((p) => p.name).join(', ') || 'none'}</td>
-        </tr>`)}</tbody>
+        <thead><tr><th>Runtime</th><th>Type</th><th>Address</th><th>Partitions</th>${mayWrite && html`<th><span class="visually-hidden">Unregister</span></th>`}</tr></thead>
+        <tbody>${data.runtimes.map((r) => html`<${RuntimeRow} key=${r.name} runtime=${r} local=${r.name === domain} mayWrite=${mayWrite} act=${act} />`)}</tbody>
       </table></div>
     </section>`}`;
 }

@@ -6,6 +6,8 @@ import { api, hasRole, html } from './lib.js';
 import { allowed, LIFECYCLES, OperationButtons, runTask, TaskProgress, taskPhase, useTask } from './tasks.js';
 
 const POLL_MS = 2000;
+/** Rows a list shows at first and adds on request: a domain may have hundreds of partitions. */
+const PAGE = 25;
 
 const STATES_QUERY = {
   fields: [],
@@ -146,25 +148,50 @@ function PartitionRows({ partition, mayOperate, onEnd }) {
     ${partition.groups.map((g) => html`<${GroupRow} key=${g.name} group=${g} partition=${partition.name} mayOperate=${mayOperate} onEnd=${onEnd} />`)}`;
 }
 
+/**
+ * A long list shows PAGE rows at a time with a filter by name; `names(item)` are the names the
+ * filter looks at. Answers the rows to show, the filter (only when the list is long) and the
+ * button for more.
+ */
+function usePaged(items, names, what) {
+  const [text, setText] = useState('');
+  const [shown, setShown] = useState(PAGE);
+  const needle = text.trim().toLowerCase();
+  const matching = needle ? items.filter((item) => names(item).some((n) => n.toLowerCase().includes(needle))) : items;
+  const long = items.length > PAGE;
+  return {
+    rows: matching.slice(0, shown),
+    filter: long && html`<label class="filter">Filter ${what} by name <input type="search" value=${text} onInput=${(e) => { setText(e.target.value); setShown(PAGE); }} /></label>
+      <span class="muted" data-count=${what}> ${Math.min(shown, matching.length)} of ${matching.length} shown</span>`,
+    more: matching.length > shown && html`<button type="button" class="more" onClick=${() => setShown(shown + PAGE)}>Show ${Math.min(PAGE, matching.length - shown)} more ${what}</button>`,
+  };
+}
+
 export function Lifecycle({ user }) {
   const { states, error, refresh } = useStates();
   const mayOperate = hasRole(user, 'Admin', 'Operator');
+  const clusters = usePaged(states?.clusters || [], (c) => [c.name, ...c.members], 'clusters');
+  const partitions = usePaged(states?.partitions || [], (p) => [p.name, ...p.groups.map((g) => g.name)], 'partitions');
   if (!states) return html`${error ? html`<p class="error" role="alert">${error}</p>` : html`<p>Reading the domain's states…</p>`}`;
   return html`${error && html`<p class="error" role="alert">${error}</p>`}
     <p class="hint">Servers are started and stopped on the <a href="#dashboard">dashboard</a>.${mayOperate ? '' : ' Your role may look, not operate.'}</p>
     <section aria-labelledby="lc-clusters-h">
       <h2 id="lc-clusters-h">Clusters</h2>
+      ${clusters.filter}
       ${states.clusters.length === 0 ? html`<p>No cluster.</p>` : html`<div class="scroll"><table class="clusters">
         <thead><tr><th>Cluster</th><th>Running</th><th>Members</th><th>Lifecycle</th></tr></thead>
-        <tbody>${states.clusters.map((c) => html`<${ClusterRow} key=${c.name} cluster=${c} servers=${states.servers} mayOperate=${mayOperate} onEnd=${refresh} />`)}</tbody>
+        <tbody>${clusters.rows.map((c) => html`<${ClusterRow} key=${c.name} cluster=${c} servers=${states.servers} mayOperate=${mayOperate} onEnd=${refresh} />`)}</tbody>
       </table></div>`}
+      ${clusters.more}
     </section>
     <section aria-labelledby="lc-partitions-h">
       <h2 id="lc-partitions-h">Partitions and their resource groups</h2>
+      ${partitions.filter}
       ${states.partitions.length === 0 ? html`<p>No partition.</p>` : html`<div class="scroll"><table class="partitions">
         <thead><tr><th>Partition / resource group</th><th>State</th><th>Lifecycle</th></tr></thead>
-        <tbody>${states.partitions.map((p) => html`<${PartitionRows} key=${p.name} partition=${p} mayOperate=${mayOperate} onEnd=${refresh} />`)}</tbody>
+        <tbody>${partitions.rows.map((p) => html`<${PartitionRows} key=${p.name} partition=${p} mayOperate=${mayOperate} onEnd=${refresh} />`)}</tbody>
       </table></div>`}
+      ${partitions.more}
     </section>
     ${states.groups.length > 0 && html`<section aria-labelledby="lc-groups-h">
       <h2 id="lc-groups-h">Resource groups of the domain</h2>

@@ -122,6 +122,7 @@ export function Browse({ user }) {
   const [segments, setSegments] = useState(() => segmentsOfHash(location.hash));
   const nodes = useRef(new Map(TREES.map((t) => [t, { segments: [t], kind: 'bean', open: false }]))).current;
   const [, setVersion] = useState(0);
+  const pane$ = useRef(null);
   const redraw = () => setVersion((v) => v + 1);
   const load = async (node) => {
     if (node.children || node.loading) return;
@@ -130,6 +131,12 @@ export function Browse({ user }) {
     redraw();
     try {
       const children = await childrenOf(node);
+      // What the node held before and holds no more goes, with everything below it.
+      const prefix = `${keyOf(node.segments)}/`;
+      const kept = new Set(children.map((c) => keyOf(c.segments)));
+      for (const k of [...nodes.keys()]) {
+        if (k.startsWith(prefix) && !kept.has(prefix + k.slice(prefix.length).split('/')[0])) nodes.delete(k);
+      }
       for (const c of children) {
         const k = keyOf(c.segments);
         if (!nodes.has(k)) nodes.set(k, { ...c, open: false });
@@ -144,6 +151,8 @@ export function Browse({ user }) {
   };
   const toggle = (node) => {
     node.open = !node.open;
+    // A collection opened again is read again: beans come and go.
+    if (node.open && node.kind === 'collection' && !node.loading) node.children = undefined;
     if (node.open) load(node);
     redraw();
   };
@@ -157,12 +166,27 @@ export function Browse({ user }) {
     let live = true;
     (async () => {
       for (let depth = 1; depth <= segments.length && live; depth++) {
-        const node = nodes.get(keyOf(segments.slice(0, depth)));
-        if (!node) break;
+        let node = nodes.get(keyOf(segments.slice(0, depth)));
+        const parent = nodes.get(keyOf(segments.slice(0, depth - 1)));
+        if (!node && parent?.children && !parent.loading) {
+          // Made since its parent was read: the parent is read again.
+          parent.children = undefined;
+          await load(parent);
+          node = nodes.get(keyOf(segments.slice(0, depth)));
+        }
+        if (!node || !live) break;
         node.open = true;
         await load(node);
       }
       redraw();
+      // The chosen bean's line is brought into the tree's view (the pane scrolls, not the page).
+      requestAnimationFrame(() => {
+        const pane = pane$.current;
+        const line = pane?.querySelector('li[aria-selected="true"] > a');
+        if (!pane || !line) return;
+        const offset = line.getBoundingClientRect().top - pane.getBoundingClientRect().top;
+        if (offset < 0 || offset > pane.clientHeight - line.offsetHeight) pane.scrollTop += offset - pane.clientHeight / 3;
+      });
     })();
     return () => {
       live = false;
@@ -172,9 +196,11 @@ export function Browse({ user }) {
   return html`<div class="browse">
     <aside class="tree-pane" aria-label="Management trees">
       <${Search} nodes=${nodes} user=${user} />
-      <ul role="tree" aria-label="Management trees" onKeyDown=${(e) => onTreeKey(e, nodes, toggle)}>
-        ${TREES.map((t) => html`<${TreeNode} key=${t} node=${nodes.get(t)} nodes=${nodes} selected=${selected} toggle=${toggle} />`)}
-      </ul>
+      <div class="tree-scroll" ref=${pane$}>
+        <ul role="tree" aria-label="Management trees" onKeyDown=${(e) => onTreeKey(e, nodes, toggle)}>
+          ${TREES.map((t) => html`<${TreeNode} key=${t} node=${nodes.get(t)} nodes=${nodes} selected=${selected} toggle=${toggle} />`)}
+        </ul>
+      </div>
     </aside>
     <div class="bean-pane">
       ${segments.length > 0

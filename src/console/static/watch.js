@@ -9,8 +9,9 @@ const RETRY_MS = 5000;
 /**
  * Watches `query` (e.g. `kinds=runtime,activation`) until the returned function is called: each
  * event goes to onEvent(kind, data); onEvent('open') is called on each (re)connection, as events
- * may have been missed before it. A lost stream is opened again after a pause, resuming after the
- * last event seen; a refused one (401, 403, 400) is not retried.
+ * may have been missed before it, and onEvent('lost') when the stream could not be had or ended
+ * (a watcher may then read for itself meanwhile). A lost stream is opened again after a pause,
+ * resuming after the last event seen; a refused one (401, 403, 400) is not retried.
  */
 export function watchDomain(query, onEvent) {
   const controller = new AbortController();
@@ -41,7 +42,9 @@ export function watchDomain(query, onEvent) {
       } catch {
         // Lost, refused for a while (429), or aborted: the loop's condition decides.
       }
-      if (!controller.signal.aborted) await pause();
+      if (controller.signal.aborted) return;
+      onEvent('lost', undefined);
+      await pause();
     }
   };
   const dispatch = (block) => {

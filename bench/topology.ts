@@ -1,0 +1,238 @@
+// What a large domain costs as a whole: a 1,000-server, 5,000-application domain with 100 running
+// servers (all of cluster0: a cluster of 100 running servers).
+// - Restart: the server process started on the data directory until its first 200, and its
+//   resident memory once idle, against the demo domain started the same way (alternated, median of
+//   three processes each).
+// - Activations touching the cluster of 100 running servers (a change of the cluster itself; an
+//   application moved onto and off its servers), against the same activations touching a cluster
+//   where nothing runs, in the same domain and run; meanwhile a reader reads a running server's
+//   runtime without pause and counts what it did not get (503s) and how long it waited.
+// Goals (issue 18): first 200 in < 1 s, idle RSS < 200 MB; such an activation < 50 ms, no 503.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initDataDir, startServer } from '../src/cli/server.js';
+import { DEFAULT_SIZE, type DomainSize } from '../src/domain/generate.js';
+import { rows } from './harness.js';
+import type { BenchStore } from './stores.js';
+
+/** The domain of the issue: 1,000 servers in 10 clusters, 5,000 applications, cluster0's 100 servers running. */
+export const BIG: DomainSize = { ...DEFAULT_SIZE, running: 100 };
+
+const AUTH = `Basic ${Buffer.from('admin:welcome1').toString('base64')}`;
+const HEADERS = { authorization: AUTH, 'content-type': 'application/json', 'x-requested-by': 'bench', accept: 'application/json' };
+const BIN = fileURLToPath(new URL('../../bin/appserver-admin.js', import.meta.url));
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function adminEnv(): void {
+  process.env.APPSERVER_ADMIN_USER = 'admin';
+  process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
+}
+
+/** A data directory holding the domain (the demo domain: made by a first start). */
+async function prepare(size: DomainSize | 'demo', storeUrl: string | undefined): Promise<string> {
+  adminEnv();
+  const dataDir = mkdtempSync(join(tmpdir(), 'appserver-bench-topology-'));
+  if (size !== 'demo') await initDataDir(dataDir, size, storeUrl);
+  else await (await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, ...(storeUrl ? { store: storeUrl } : {}) })).close();
+  return dataDir;
+}
+
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
+}
+
+/** Ends a child we started and waits for it to go. */
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+interface Restart {
+  firstOkMs: number;
+  idleRssMiB: number;
+}
+
+/**
+ * Starts `serve` on the data directory in a process of its own (no managed servers' listeners: their
+ * cost is the listeners benchmark's), asks for a running server's lifecycle state until the answer
+ * is a 200, then lets it idle for two seconds and reads its resident memory.
+ */
+async function restart(dataDir: string, storeUrl: string | undefined, port: number): Promise<Restart> {
+  const began = performance.now();
+  const args = [BIN, 'serve', '--data-dir', dataDir, '--port', String(port), '--no-listeners', '--log-level', 'error', ...(storeUrl ? ['--store', storeUrl] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
+  try {
+    const url = `http://127.0.0.1:${port}/management/appserver/latest/domainRuntime/serverLifeCycleRuntimes/AdminServer?links=none`;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+      if (performance.now() - began > 120_000) throw new Error('no 200 within two minutes');
+      const status = await fetch(url, { headers: { authorization: AUTH, accept: 'application/json' } }).then(
+        async (r) => (await r.arrayBuffer(), r.status),
+        () => 0,
+      );
+      if (status === 200) break;
+      await sleep(10);
+    }
+    const firstOkMs = performance.now() - began;
+    await sleep(2000);
+    return { firstOkMs, idleRssMiB: rssMiB(child.pid!) };
+  } finally {
+    await stop(child);
+  }
+}
+
+async function benchRestart(store: BenchStore): Promise<string> {
+  const demoUrl = await store.fresh();
+  const bigUrl = await store.fresh();
+  const demoDir = await prepare('demo', demoUrl);
+  const bigDir = await prepare(BIG, bigUrl);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  try {
+    const demo: Restart[] = [];
+    const big: Restart[] = [];
+    // Alternated, so that whatever else the machine does weighs on both alike.
+    for (let i = 0; i < 3; i++) {
+      demo.push(await restart(demoDir, demoUrl, port));
+      big.push(await restart(bigDir, bigUrl, port));
+    }
+    const d = { ms: median(demo.map((r) => r.firstOkMs)), rss: median(demo.map((r) => r.idleRssMiB)) };
+    const b = { ms: median(big.map((r) => r.firstOkMs)), rss: median(big.map((r) => r.idleRssMiB)) };
+    const line =
+      `restart to the first 200 on ${store.label}: 1,000-server domain (100 running) ${b.ms.toFixed(0)} ms, idle RSS ${b.rss.toFixed(0)} MiB ` +
+      `vs demo domain ${d.ms.toFixed(0)} ms, idle RSS ${d.rss.toFixed(0)} MiB (ratio ${(b.ms / d.ms).toFixed(2)}; goal < 1000 ms, < 200 MB)`;
+    console.log(line);
+    rows.push({
+      benchmark: 'restart to the first 200 (process start): 1,000 servers, 5,000 apps, 100 running / demo domain (median of 3)',
+      store: store.label,
+      subject: `${b.ms.toFixed(0)} ms, idle RSS ${b.rss.toFixed(0)} MiB`,
+      baseline: `${d.ms.toFixed(0)} ms, idle RSS ${d.rss.toFixed(0)} MiB`,
+      ratio: `${(b.ms / d.ms).toFixed(2)} (time)`,
+      latency: '-',
+      peakRss: '-',
+    });
+    return line;
+  } finally {
+    rmSync(demoDir, { recursive: true, force: true });
+    rmSync(bigDir, { recursive: true, force: true });
+  }
+}
+
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+}
+
+/** A reader that reads `url` back to back until stopped: its latencies and what was not a 200. */
+function reader(url: string): { stop(): Promise<{ count: number; p99: number; max: number; unavailable: number; other: number }> } {
+  let running = true;
+  const times: number[] = [];
+  let unavailable = 0;
+  let other = 0;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const res = await fetch(url, { headers: { authorization: AUTH, accept: 'application/json' } });
+      await res.arrayBuffer();
+      times.push(performance.now() - started);
+      if (res.status === 503) unavailable++;
+      else if (res.status !== 200) other++;
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      const sorted = [...times].sort((a, b) => a - b);
+      return { count: sorted.length, p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0, max: sorted.at(-1) ?? 0, unavailable, other };
+    },
+  };
+}
+
+/** Median milliseconds of `activate` after `change` (made in its own edit), over `count` rounds. */
+async function activations(base: string, count: number, change: (round: number) => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = -2; i < count; i++) {
+    await post(`${base}/edit/changeManager/startEdit`, {});
+    await change(i);
+    const started = performance.now();
+    await post(`${base}/edit/changeManager/activate`, {});
+    if (i >= 0) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function benchActivations(store: BenchStore): Promise<string[]> {
+  const count = Number(process.env.BENCH_CYCLES ?? 20);
+  const storeUrl = await store.fresh();
+  const dataDir = await prepare(BIG, storeUrl);
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, ...(storeUrl ? { store: storeUrl } : {}) });
+  const base = `http://127.0.0.1:${server.port}/management/appserver/latest`;
+  const out: string[] = [];
+  try {
+    // The runtime of a server of the cluster the activations touch: made again after each one.
+    const read = reader(`${base}/domainRuntime/serverRuntimes/ms10?links=none&fields=name,state&children=applicationRuntimes`);
+    const cases: [string, (cluster: string) => (round: number) => Promise<void>][] = [
+      ['a change of the cluster', (cluster) => (round) => post(`${base}/edit/clusters/${cluster}`, { notes: `round ${round}` })],
+      [
+        'an application moved onto its servers and off again',
+        (cluster) => (round) => {
+          // app1 runs on cluster1; alternately it also runs on the cluster measured.
+          const targets = round % 2 === 0 ? [{ identity: ['clusters', 'cluster1'] }, { identity: ['clusters', cluster] }] : [{ identity: ['clusters', 'cluster1'] }];
+          return post(`${base}/edit/appDeployments/app1`, { targets });
+        },
+      ],
+    ];
+    for (const [what, change] of cases) {
+      // cluster9: none of its servers runs (the baseline); cluster0: its 100 servers all run.
+      const idle = await activations(base, count, change('cluster9'));
+      const busy = await activations(base, count, change('cluster0'));
+      const line = `activation of ${what} on ${store.label}: cluster of 100 running servers ${busy.toFixed(1)} ms vs cluster where none runs ${idle.toFixed(1)} ms (ratio ${(busy / idle).toFixed(2)}; goal < 50 ms)`;
+      console.log(line);
+      out.push(line);
+      rows.push({
+        benchmark: `activation touching a cluster of 100 running servers (${what}) / the same on a cluster where none runs, median`,
+        store: store.label,
+        subject: `${busy.toFixed(1)} ms`,
+        baseline: `${idle.toFixed(1)} ms`,
+        ratio: `${(busy / idle).toFixed(2)} (time)`,
+        latency: '-',
+        peakRss: '-',
+      });
+    }
+    const r = await read.stop();
+    const line = `a reader of ms10's runtime during those activations on ${store.label}: ${r.count} reads, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms, ${r.unavailable} × 503, ${r.other} other failures`;
+    console.log(line);
+    out.push(line);
+    rows.push({
+      benchmark: "a concurrent reader of a touched server's runtime during those activations",
+      store: store.label,
+      subject: `${r.count} reads, ${r.unavailable} × 503${r.other > 0 ? `, ${r.other} failed` : ''}`,
+      baseline: '-',
+      ratio: '-',
+      latency: `p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`,
+      peakRss: '-',
+    });
+    return out;
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function benchTopology(store: BenchStore): Promise<string[]> {
+  return [await benchRestart(store), ...(await benchActivations(store))];
+}

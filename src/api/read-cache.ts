@@ -1,0 +1,131 @@
+// Answers of reads as the bytes they were sent, with their entity tag, so that the same read asked
+// again costs a lookup instead of a walk, a render and a print. An entry is made for one URL (path
+// and query), one origin, one edit session, one answering server and one kind of reader (what
+// its roles let it see), and is dropped with every other one as soon as anything in the domain
+// changes (the domain's change signal). An answer that shows figures of the workload model holds
+// only while the clock and the requests counted into figures stand still; one that shows figures
+// moving by themselves (this process's, pools', data sources', lockouts') is never kept. The
+// memory held is bounded: least recently used entries go first.
+
+export interface CachedRead {
+  bytes: Buffer;
+  etag: string;
+}
+
+/** Where the domain stood when a read began: its answer is kept only if nothing moved since. */
+export interface ReadTicket {
+  generation: number;
+  at: number;
+  served: number;
+}
+
+interface Entry extends CachedRead {
+  /** The clock's time and the requests served when the answer was made (figures only). */
+  at?: number;
+  served?: number;
+}
+
+/** What a read looked at while it was rendered, beyond the stored state. */
+export interface ReadWatch {
+  /** Figures of the workload model: they move with the clock and with requests served. */
+  figures: boolean;
+  /** Figures that move by themselves (the process, pools, data sources, JMS, lockouts): not kept. */
+  volatile: boolean;
+}
+
+export interface ReadCacheLimits {
+  /** Bytes of answers kept at most (all entries together). */
+  maxBytes: number;
+  /** Largest answer kept. */
+  maxEntryBytes: number;
+}
+
+export const DEFAULT_READ_CACHE: ReadCacheLimits = { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 8 * 1024 * 1024 };
+
+/** Where figures stand now: the clock and the requests counted into figures. */
+export interface FigureClock {
+  now(): number;
+  served(): number;
+}
+
+export class ReadCache {
+  /** Insertion order is use order: a hit moves its entry to the end. */
+  private entries = new Map<string, Entry>();
+  private bytes = 0;
+  /** Moves with every change of the domain. */
+  private generation = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly limits: ReadCacheLimits,
+    private readonly figures: FigureClock,
+  ) {}
+
+  /** Forgets every answer (the domain changed). */
+  clear(): void {
+    this.generation++;
+    if (this.entries.size === 0) return;
+    this.entries = new Map();
+    this.bytes = 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  /** The largest answer kept. */
+  get largestEntry(): number {
+    return this.limits.maxEntryBytes;
+  }
+
+  /** Taken when a read begins, and given back with its answer (see `put`). */
+  ticket(): ReadTicket {
+    return { generation: this.generation, at: this.figures.now(), served: this.figures.served() };
+  }
+
+  get(key: string): CachedRead | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    if (entry.at !== undefined && (entry.at !== this.figures.now() || entry.served !== this.figures.served())) {
+      this.drop(key, entry);
+      this.misses++;
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry;
+  }
+
+  /**
+   * Keeps an answer rendered since `ticket` was taken, unless the domain changed since (the answer
+   * may have been printed in pieces over a while), what it showed moves by itself, or it is too large.
+   */
+  put(key: string, read: CachedRead, watch: ReadWatch, ticket: ReadTicket): void {
+    const size = read.bytes.length + key.length * 2;
+    if (watch.volatile || size > this.limits.maxEntryBytes || ticket.generation !== this.generation) return;
+    if (watch.figures && (ticket.at !== this.figures.now() || ticket.served !== this.figures.served())) return;
+    const old = this.entries.get(key);
+    if (old) this.drop(key, old);
+    const entry: Entry = watch.figures ? { ...read, at: ticket.at, served: ticket.served } : { ...read };
+    this.entries.set(key, entry);
+    this.bytes += size;
+    while (this.bytes > this.limits.maxBytes) {
+      const [oldest, e] = this.entries.entries().next().value as [string, Entry];
+      this.drop(oldest, e);
+    }
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes.length + key.length * 2;
+  }
+}
