@@ -8,11 +8,14 @@
 // page at a time with a search.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, basic, call } from '../support/server.js';
+import { ADMIN, basic, call, startTestServer, type TestServer } from '../support/server.js';
+import { runCli } from '../support/cli.js';
+import { storeFor } from '../support/store.js';
 import { browserSkip, launchBrowser } from '../support/browser.js';
 import { type ControlServer, startControlServer } from '../support/control.js';
 import { makeZip, webXml } from '../support/zip.js';
@@ -320,5 +323,65 @@ describe('the Deployments view of the console', { skip }, () => {
     await page.getByLabel('Find an application').fill('no such application');
     await page.getByText('No application by that name.').waitFor();
     await page.context().close();
+  });
+});
+
+// Libraries cannot be deployed over REST here: a domain imported from a model brings one.
+const MODEL = `domainInfo:
+  AdminUserName: admin
+  AdminPassword: ${ADMIN.password}
+topology:
+  Name: library_domain
+  AdminServerName: AdminServer
+  Server:
+    AdminServer:
+      ListenPort: 7001
+appDeployments:
+  Library:
+    shared-lib:
+      SourcePath: libs/shared-lib.war
+      Target: AdminServer
+  Application:
+    shop:
+      SourcePath: apps/shop.war
+      Target: AdminServer
+`;
+
+describe('the Deployments view of a domain with a library', { skip }, () => {
+  let imported: TestServer;
+  let chromium: Browser;
+
+  before(async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'appserver-library-'));
+    const model = join(folder, 'model.yaml');
+    writeFileSync(model, MODEL);
+    const dataDir = join(folder, 'data');
+    const store = await storeFor(dataDir);
+    const init = runCli(['init', '--from', model, '--data-dir', dataDir, ...(store ? ['--store', store] : [])]);
+    assert.equal(await init.exited, 0, init.stderr());
+    imported = await startTestServer(dataDir);
+    chromium = await launchBrowser();
+  });
+
+  after(async () => {
+    await chromium?.close();
+    await imported?.stop(true);
+  });
+
+  test('the library is listed with its source and targets, apart from the applications', async () => {
+    const context = await chromium.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
+    await page.goto(`${imported.origin}/console/#deployments`);
+    await page.getByLabel('User name').fill(ADMIN.user);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const library = page.locator('table.libraries tr[data-library="shared-lib"]');
+    await library.waitFor();
+    assert.equal(await library.innerText(), 'shared-lib\tlibs/shared-lib.war\tAdminServer');
+    assert.equal(await page.locator('tr[data-app="shared-lib"]').count(), 0, 'a library is no application');
+    await page.locator('tr[data-app="shop"] .app-state[data-target="AdminServer"]').waitFor();
+    await context.close();
   });
 });
