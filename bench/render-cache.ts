@@ -81,5 +81,12 @@ export async function benchRenderCache(store: BenchStore): Promise<string[]> {
   } finally {
     await big.close();
   }
+  // The same collection printed (streamed) on every read: the cache keeping nothing.
+  const streamed = await benchServer(store, { servers: 1000, clusters: 10, partitions: 10, applications: 100 }, { maxEventLoopDelay: 10_000, readCache: { maxBytes: 0 } });
+  try {
+    lines.push(await alternate('GET serverConfig/servers (1,001 items), read cache off', store, `${streamed.base}/serverConfig/servers`, 4));
+  } finally {
+    await streamed.close();
+  }
   return lines;
 }
