@@ -18,7 +18,7 @@ import type { RuntimeCollections } from '../operations/collections.js';
 import type { OperationExecutor } from '../operations/executor.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import { Urls } from '../render/links.js';
-import { escapeSlashes, printJson } from '../render/json-text.js';
+import { printJson } from '../render/json-text.js';
 import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { Searcher } from '../render/search.js';
@@ -337,7 +337,7 @@ export class ManagementApi {
         if (text !== undefined) text = text.length + piece.length > limit ? undefined : text + piece;
         yield piece;
       }
-      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(escapeSlashes(text), 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
+      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(text, 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
     }
     const kept = new StreamedJson(gathered(body.pieces), body.options);
     kept.notModified = body.notModified;
