@@ -52,7 +52,7 @@ async function alternate(benchmark: string, store: BenchStore, url: string, conn
     }
     const sorted = [...ratios].sort((x, y) => x - y);
     console.log(`  ratio per round: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}, from ${sorted[0]!.toFixed(2)} to ${sorted[sorted.length - 1]!.toFixed(2)}`);
-    return report(mean(`${benchmark} (${Math.round(bytes / 1024)} KiB, ${ROUNDS} rounds)`, subjects), mean('bare Fastify route', bases), `${benchmark} (read cache), ${connections} connections`, store.label);
+    return report(mean(`${benchmark} (${Math.round(bytes / 1024)} KiB, ${ROUNDS} rounds)`, subjects), mean('bare Fastify route', bases), `${benchmark}, ${connections} connections`, store.label);
   } finally {
     await baseline.close();
   }
