@@ -18,14 +18,14 @@ import type { RuntimeCollections } from '../operations/collections.js';
 import type { OperationExecutor } from '../operations/executor.js';
 import type { RenderContext, Renderer } from '../render/entity.js';
 import { Urls } from '../render/links.js';
-import { escapeSlashes, printJson } from '../render/json-text.js';
+import { printJson } from '../render/json-text.js';
 import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
 import type { AuditNote } from '../security/audit.js';
 import { authorize } from '../security/authorize.js';
-import type { Authentication } from '../security/service.js';
+import type { Authentication, Principal } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
@@ -167,6 +167,16 @@ export class ManagementApi {
   get readCache(): { entries: number; bytes: number; hits: number; misses: number } {
     const c = this.parts.cache;
     return { entries: c.size, bytes: c.heldBytes, hits: c.hits, misses: c.misses };
+  }
+
+  /**
+   * The principal of an `Authorization` value verified before, at once; undefined when it must go
+   * through `authenticate` (not seen yet, refused, locked out, or a store shared with other
+   * servers, which must be caught up with first).
+   */
+  knownCaller(authorization: string | undefined, address: string): Principal | undefined {
+    if (authorization === undefined || this.parts.domain.store.shared) return undefined;
+    return this.parts.domain.security.known(authorization, address);
   }
 
   /** Refuses (403) a principal with no administrative role: it may not even read. */
@@ -337,7 +347,7 @@ export class ManagementApi {
         if (text !== undefined) text = text.length + piece.length > limit ? undefined : text + piece;
         yield piece;
       }
-      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(escapeSlashes(text), 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
+      if (text !== undefined && tag) cache.put(slot!.key, { bytes: Buffer.from(text, 'utf8'), etag: tag.value() }, slot!.watch, slot!.ticket);
     }
     const kept = new StreamedJson(gathered(body.pieces), body.options);
     kept.notModified = body.notModified;

@@ -24,3 +24,9 @@ export function itemScope(registry: BehaviourRegistry, owner: BeanScope, prop: P
   if (!isPartitionCollection(registry, prop) || owner.partition === name) return owner;
   return { ...owner, partition: name };
 }
+
+/** `itemScope` for every item of one collection, with what the collection says judged once. */
+export function itemScopes(registry: BehaviourRegistry, owner: BeanScope, prop: PropDef): (name: string) => BeanScope {
+  if (!isPartitionCollection(registry, prop)) return () => owner;
+  return (name) => (owner.partition === name ? owner : { ...owner, partition: name });
+}

@@ -4,7 +4,6 @@
 // an operator may put a certificate of their own in its place.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generate } from 'selfsigned';
 
 export const CERTIFICATE_DIR = 'certificates';
 const KEY_FILE = 'listener-key.pem';
@@ -34,6 +33,8 @@ async function loadOrCreate(dataDir: string): Promise<Certificate> {
   const keyFile = join(dir, KEY_FILE);
   const certFile = join(dir, CERT_FILE);
   if (existsSync(keyFile) && existsSync(certFile)) return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
+  // The generator (a large library) is loaded only when a certificate is made, not at every start.
+  const { generate } = await import('selfsigned');
   const notBeforeDate = new Date();
   const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'appserver-admin' }], {
     keySize: 2048,

@@ -45,7 +45,7 @@ export class ManagementRoutes {
       const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large);
       if (outcome === undefined) return reply;
       if ('notModified' in outcome) return notModified(reply, outcome.notModified);
-      return sendText(reply, answer.status, outcome.text, outcome.headers, true);
+      return sendText(reply, answer.status, outcome.text, outcome.headers);
     }
     if (answer.status === 304) return notModified(reply, answer.headers ?? {});
     return sendJson(reply, answer.status, answer.body, answer.headers ?? {}, answer.bytes);

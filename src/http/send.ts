@@ -1,7 +1,7 @@
 // The one rendering tail: every JSON body leaves through here, printed the way the real product
 // prints it (see render/json-text.ts), which some clients compare as text.
 import type { FastifyReply } from 'fastify';
-import { escapeSlashes, printJson } from '../render/json-text.js';
+import { printJson } from '../render/json-text.js';
 import type { Problem } from '../core/problems.js';
 import { problemBody, problemHeaders, statusOf } from './errors.js';
 
@@ -12,9 +12,9 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown, hea
   return sendBytes(reply, status, printed ?? Buffer.from(serialize(body), 'utf8'), headers);
 }
 
-/** A body already printed in the product's layout (see json-text.ts); `unescaped`: its '/' still to escape. */
-export function sendText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}, unescaped = false): FastifyReply {
-  return sendBytes(reply, status, Buffer.from(unescaped ? escapeSlashes(text) : text, 'utf8'), headers);
+/** A body already printed in the product's layout (see json-text.ts). */
+export function sendText(reply: FastifyReply, status: number, text: string, headers: Record<string, string> = {}): FastifyReply {
+  return sendBytes(reply, status, Buffer.from(text, 'utf8'), headers);
 }
 
 /** A body as its bytes. */

@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { tooMany } from '../core/problems.js';
-import { escapeSlashes } from '../render/json-text.js';
 import type { StreamedJson } from '../render/streamed.js';
 
 /** An answer that stays below this many characters is sent whole, with its length; a larger one is streamed. */
@@ -14,8 +13,20 @@ export const LARGE_ANSWER_CHARS = 256 * 1024;
 /** Streamed answers one user may have under way at once; one more is refused with 429. */
 export const LARGE_ANSWERS_PER_USER = 4;
 
-/** Printing time between two turns of the event loop, so that small reads are answered meanwhile (ms). */
-const SLICE_MS = 4;
+/**
+ * Printing time of all streamed answers together between two turns of the event loop (ms): each
+ * answer under way prints for its share of it, so small reads wait about this long, however many
+ * large answers are streaming.
+ */
+const TURN_MS = 4;
+
+/** Answers printing now (each gets its share of a turn). */
+let printing = 0;
+
+/** How long one answer prints before it lets the event loop turn. */
+function slice(): number {
+  return TURN_MS / Math.max(1, printing);
+}
 
 /** Text handed to the socket at once. */
 const CHUNK_CHARS = 64 * 1024;
@@ -116,7 +127,7 @@ export async function sendStreamed(
       // The tag goes in the headers: the items not printed yet are digested first.
       let start = performance.now();
       for (const _ of tag.rest()) {
-        if (performance.now() - start < SLICE_MS) continue;
+        if (performance.now() - start < slice()) continue;
         await turn();
         if (gone) {
           pieces.return();
@@ -160,6 +171,7 @@ class PiecesStream extends Readable {
     // Room for a few chunks ahead of the socket, so printing does not wait on every write.
     super({ highWaterMark: 4 * CHUNK_CHARS });
     this.pending = first;
+    printing++;
   }
 
   override _read(): void {
@@ -175,7 +187,7 @@ class PiecesStream extends Readable {
       for (;;) {
         if (this.destroyed) return;
         if (this.pending.length >= CHUNK_CHARS) {
-          const more = this.push(escapeSlashes(this.pending));
+          const more = this.push(this.pending);
           this.pending = '';
           if (!more) {
             // The client reads slower than we print: wait for it, but not for ever.
@@ -187,13 +199,13 @@ class PiecesStream extends Readable {
         }
         const next = this.pieces.next();
         if (next.done) {
-          if (this.pending !== '') this.push(escapeSlashes(this.pending));
+          if (this.pending !== '') this.push(this.pending);
           this.pending = '';
           this.push(null);
           return;
         }
         this.pending += next.value;
-        if (performance.now() - start >= SLICE_MS) {
+        if (performance.now() - start >= slice()) {
           // Other requests get their turn between two slices.
           setImmediate(() => this.pump());
           return;
@@ -207,6 +219,7 @@ class PiecesStream extends Readable {
   }
 
   override _destroy(err: Error | null, done: (error?: Error | null) => void): void {
+    printing--;
     if (this.stalled) clearTimeout(this.stalled);
     this.pieces.return();
     this.release();

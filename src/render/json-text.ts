@@ -15,9 +15,20 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** What JSON escapes in a string (quotes, backslashes, controls, lone surrogates), and '/'. */
+const NEEDS_ESCAPE = /["\\/\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON writes it, with '/' escaped as the product does (escaped where it is printed, so no pass over the whole text). */
+function str(v: string): string {
+  // Most names and values need no escape at all: quoted as they are.
+  if (!NEEDS_ESCAPE.test(v)) return `"${v}"`;
+  const s = JSON.stringify(v);
+  return s.includes('/') ? s.replaceAll('/', '\\/') : s;
+}
+
 function scalar(v: unknown): string {
   // Strings, numbers (NaN and infinities as null), booleans and null, as JSON writes them.
-  return JSON.stringify(v) ?? 'null';
+  return typeof v === 'string' ? str(v) : (JSON.stringify(v) ?? 'null');
 }
 
 function object(o: Record<string, unknown>, depth: number): string {
@@ -27,7 +38,7 @@ function object(o: Record<string, unknown>, depth: number): string {
     if (!Object.hasOwn(o, key)) continue;
     const v = o[key];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out += `${out === '' ? '{\n' : ',\n'}${inner}${JSON.stringify(key)}: ${value(v, depth + 1)}`;
+    out += `${out === '' ? '{\n' : ',\n'}${inner}${str(key)}: ${value(v, depth + 1)}`;
   }
   return out === '' ? '{}' : `${out}\n${pad(depth)}}`;
 }
@@ -53,18 +64,10 @@ function value(v: unknown, depth: number): string {
 
 /** The body as JSON text in the product's layout. */
 export function printJson(body: unknown): string {
-  return escapeSlashes(value(body, 0));
+  return value(body, 0);
 }
 
-/**
- * '/' as the product writes it, escaped with a backslash. It can only occur inside JSON strings, so escaping every one
- * is safe, and a text can be escaped piece by piece wherever it is cut.
- */
-export function escapeSlashes(text: string): string {
-  return text.replaceAll('/', '\\/');
-}
-
-/** A value's text nested `depth` levels deep, '/' not yet escaped (for bodies printed piece by piece). */
+/** A value's text nested `depth` levels deep (for bodies printed piece by piece). */
 export function valueText(v: unknown, depth: number): string {
   return value(v, depth);
 }
@@ -86,7 +89,7 @@ export class ObjectText {
   open(key: string): string {
     const head = this.opened ? ',\n' : '{\n';
     this.opened = true;
-    return `${head}${pad(this.depth + 1)}${JSON.stringify(key)}: `;
+    return `${head}${pad(this.depth + 1)}${str(key)}: `;
   }
 
   /** A whole member (nothing when its value is not printed). */

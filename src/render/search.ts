@@ -34,6 +34,35 @@ interface ChildQuery {
   query: QueryNode;
 }
 
+/** Text printed before the walk hands a piece over (and may be paused). */
+const PIECE_CHARS = 16 * 1024;
+
+/** A bean being printed: `next` is its next child query (-1: its own members not printed yet). */
+interface BeanFrame {
+  kind: 'bean';
+  node: BeanNode;
+  query: QueryNode;
+  depth: number;
+  out: ObjectText;
+  next: number;
+}
+
+/** The items of a collection being printed: `next` is the next item. */
+interface ItemsFrame {
+  kind: 'items';
+  items: readonly BeanNode[];
+  next: number;
+  query: QueryNode;
+  wrapper: ObjectText;
+  list: ObjectArrayText;
+}
+
+type Frame = BeanFrame | ItemsFrame;
+
+function beanFrame(node: BeanNode, query: QueryNode, depth: number): BeanFrame {
+  return { kind: 'bean', node, query, depth, out: new ObjectText(depth), next: -1 };
+}
+
 /** What a child of a bean is for the search: absent (not shown), a singleton (null when missing) or items. */
 type ChildTarget = { single: BeanNode | undefined } | { items: BeanNode[] } | undefined;
 
@@ -100,7 +129,7 @@ export class Searcher {
   stream(node: BeanNode, query: Json, ctx: RenderContext): StreamedJson {
     const late = { value: false };
     const compiled = compile(query, ctx, '', late);
-    return new StreamedJson(this.text(node, compiled, 0), { whole: late.value });
+    return new StreamedJson(this.text(node, compiled), { whole: late.value });
   }
 
   private object(node: BeanNode, query: QueryNode): Json {
@@ -114,36 +143,52 @@ export class Searcher {
     return out;
   }
 
-  /** A bean and the children its query asks for, as text `depth` levels deep, a piece per bean. */
-  private *text(node: BeanNode, query: QueryNode, depth: number): Generator<string, void, undefined> {
-    const out = new ObjectText(depth);
-    let text = out.members(this.renderer.bean(node, query.ctx));
-    for (const child of query.children) {
-      const target = this.target(node, child);
-      if (target === undefined) continue;
-      text += out.open(child.name);
-      if ('single' in target) {
-        if (!target.single) {
-          text += 'null';
+  /**
+   * The result as text, in pieces of about `PIECE_CHARS`: a walk with a stack of its own (no
+   * generator per bean), so it can stop after any bean and go on from there.
+   */
+  private *text(root: BeanNode, query: QueryNode): Generator<string, void, undefined> {
+    const stack: Frame[] = [beanFrame(root, query, 0)];
+    while (stack.length > 0) {
+      let text = '';
+      while (stack.length > 0 && text.length < PIECE_CHARS) {
+        const frame = stack[stack.length - 1]!;
+        if (frame.kind === 'items') {
+          if (frame.next < frame.items.length) {
+            text += frame.list.before(frame.next);
+            stack.push(beanFrame(frame.items[frame.next++]!, frame.query, frame.list.elementDepth));
+          } else {
+            text += frame.list.close() + frame.wrapper.close();
+            stack.pop();
+          }
           continue;
         }
-        yield text;
-        text = '';
-        yield* this.text(target.single, child.query, depth + 1);
-        continue;
+        if (frame.next === -1) {
+          text += frame.out.members(this.renderer.bean(frame.node, frame.query.ctx));
+          frame.next = 0;
+        }
+        const child = frame.query.children[frame.next++];
+        if (child === undefined) {
+          text += frame.out.close();
+          stack.pop();
+          continue;
+        }
+        const target = this.target(frame.node, child);
+        if (target === undefined) continue;
+        text += frame.out.open(child.name);
+        if ('single' in target) {
+          if (target.single) stack.push(beanFrame(target.single, child.query, frame.depth + 1));
+          else text += 'null';
+          continue;
+        }
+        // A collection is `{"items": [...]}`.
+        const wrapper = new ObjectText(frame.depth + 1);
+        const list = new ObjectArrayText(target.items.length, frame.depth + 2);
+        text += wrapper.open('items') + list.open();
+        stack.push({ kind: 'items', items: target.items, next: 0, query: child.query, wrapper, list });
       }
-      // A collection is `{"items": [...]}`.
-      const wrapper = new ObjectText(depth + 1);
-      const items = new ObjectArrayText(target.items.length, depth + 2);
-      text += wrapper.open('items') + items.open();
-      for (let i = 0; i < target.items.length; i++) {
-        yield text + items.before(i);
-        text = '';
-        yield* this.text(target.items[i]!, child.query, items.elementDepth);
-      }
-      text += items.close() + wrapper.close();
+      yield text;
     }
-    yield text + out.close();
   }
 
   /** The child a query asks for, as the bean has it. */

@@ -15,7 +15,7 @@ export class StreamedJson {
   notModified?: (tag: string) => boolean;
 
   constructor(
-    /** The body's text in the product's layout (see json-text.ts), '/' not yet escaped, an item or so at a time. */
+    /** The body's text in the product's layout (see json-text.ts), an item or so at a time. */
     readonly pieces: Generator<string, void, undefined>,
     readonly options: {
       /** The body can still be refused after its first piece (a search whose filters are judged late): send it only whole. */

@@ -7,7 +7,7 @@ import type { ApiVersion, OperationDef, PropDef, TypeDef } from '../catalog/mode
 import { type BeanRecord, type TreeSource } from './records.js';
 import { childKey, identityOfKey, itemKey, keyOfIdentity } from '../core/identity.js';
 import type { BeanScope } from '../behaviour/bean.js';
-import { itemScope } from '../behaviour/partition-scope.js';
+import { itemScope, itemScopes } from '../behaviour/partition-scope.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 
 export type { BeanScope } from '../behaviour/bean.js';
@@ -181,6 +181,7 @@ export class Resolver {
     const colPath = [...node.path, prop.name];
     const parentName = node.record?.values.name ?? node.parentName;
     const owner = typeof parentName === 'string' ? parentName : undefined;
+    const scopeOf = itemScopes(this.behaviours, node.scope, prop);
     for (const name of names) {
       if (filter && !filter(prop, name)) continue;
       const key = itemKey(cKey, name);
@@ -196,7 +197,7 @@ export class Resolver {
         path: [...colPath, name],
         parentPath: colPath,
         via: prop,
-        scope: itemScope(this.behaviours, node.scope, prop, name),
+        scope: scopeOf(name),
       };
       out.push(item);
     }

@@ -1,16 +1,21 @@
 // The console's Deployments view in a real browser: an administrator uploads a web archive built
 // here (with a deployment plan), picks its target, watches the upload's progress bar reach the end
 // and the deployment run to ACTIVE on that target, then stops, starts, redeploys and undeploys it;
-// the server's own error text shows when it refuses an upload and when a deployment fails; an upload
-// made in an edit session waits for its activation; an Operator may only start and stop; a Monitor
-// sees the applications (kept current by the watch stream) and is offered nothing; the view fits a
-// phone's width, and shows a long list a page at a time with a search.
+// the server's own error text shows when it refuses an upload and when a deployment fails; an
+// upload made in an edit session waits for its activation; one the server holds unread can be
+// cancelled; an Operator may only start and stop; a Monitor sees the applications (kept current by
+// the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list a
+// page at a time with a search.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, basic, call } from '../support/server.js';
+import { ADMIN, basic, call, startTestServer, type TestServer } from '../support/server.js';
+import { runCli } from '../support/cli.js';
+import { storeFor } from '../support/store.js';
 import { browserSkip, launchBrowser } from '../support/browser.js';
 import { type ControlServer, startControlServer } from '../support/control.js';
 import { makeZip, webXml } from '../support/zip.js';
@@ -175,6 +180,36 @@ describe('the Deployments view of the console', { skip }, () => {
     await page.context().close();
   });
 
+  test('an upload the server does not take in can be cancelled: the bar stops short, nothing is deployed', async () => {
+    // The server holds the request without reading its body: once the connection's buffers are
+    // full, the browser can send no more, and the bar stays where it is.
+    const fault = await srv.ctl.post('faults', { kind: 'hang', urlPattern: '/management/appserver/*/edit/appDeployments', method: 'POST', expiresInSeconds: 120 });
+    assert.equal(fault.status, 201, fault.text);
+    try {
+      // Chromium reads the file itself (handing it 40 MB through the driver would be slow).
+      const file = join(srv.dataDir, 'stuck.war');
+      writeFileSync(file, randomBytes(40 * 1024 * 1024));
+      const page = await consolePage(ADMIN.user, ADMIN.password);
+      await page.locator('input[type="file"][name="archive"]').setInputFiles(file);
+      await page.getByRole('checkbox', { name: 'AdminServer' }).check();
+      await page.locator('#deploy').click();
+      const cancel = page.locator('#cancel-upload');
+      await cancel.waitFor();
+      await page.waitForTimeout(1000);
+      const [value, max] = await page.locator('#upload-progress').evaluate((bar: HTMLProgressElement) => [bar.value, bar.max]);
+      assert.ok(value < max, `the bar reached ${value} of ${max} though the server read nothing`);
+      await cancel.click();
+      const alert = page.locator('.upload [role="alert"]');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /The upload was cancelled/);
+      assert.equal(await page.locator('#deploy').isDisabled(), false, 'the form is usable again');
+      await page.context().close();
+    } finally {
+      await srv.ctl.del(`faults/${encodeURIComponent(fault.json.name)}`);
+    }
+    assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/stuck`)).status, 404);
+  });
+
   test("a deployment that fails shows the failure and the server's message; the application stays as it was", async () => {
     const fault = await srv.ctl.post('faults', { kind: 'deploymentFailure', application: 'benefits', message: 'the archive of benefits is damaged' });
     assert.equal(fault.status, 201, fault.text);
@@ -288,5 +323,65 @@ describe('the Deployments view of the console', { skip }, () => {
     await page.getByLabel('Find an application').fill('no such application');
     await page.getByText('No application by that name.').waitFor();
     await page.context().close();
+  });
+});
+
+// Libraries cannot be deployed over REST here: a domain imported from a model brings one.
+const MODEL = `domainInfo:
+  AdminUserName: admin
+  AdminPassword: ${ADMIN.password}
+topology:
+  Name: library_domain
+  AdminServerName: AdminServer
+  Server:
+    AdminServer:
+      ListenPort: 7001
+appDeployments:
+  Library:
+    shared-lib:
+      SourcePath: libs/shared-lib.war
+      Target: AdminServer
+  Application:
+    shop:
+      SourcePath: apps/shop.war
+      Target: AdminServer
+`;
+
+describe('the Deployments view of a domain with a library', { skip }, () => {
+  let imported: TestServer;
+  let chromium: Browser;
+
+  before(async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'appserver-library-'));
+    const model = join(folder, 'model.yaml');
+    writeFileSync(model, MODEL);
+    const dataDir = join(folder, 'data');
+    const store = await storeFor(dataDir);
+    const init = runCli(['init', '--from', model, '--data-dir', dataDir, ...(store ? ['--store', store] : [])]);
+    assert.equal(await init.exited, 0, init.stderr());
+    imported = await startTestServer(dataDir);
+    chromium = await launchBrowser();
+  });
+
+  after(async () => {
+    await chromium?.close();
+    await imported?.stop(true);
+  });
+
+  test('the library is listed with its source and targets, apart from the applications', async () => {
+    const context = await chromium.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
+    await page.goto(`${imported.origin}/console/#deployments`);
+    await page.getByLabel('User name').fill(ADMIN.user);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const library = page.locator('table.libraries tr[data-library="shared-lib"]');
+    await library.waitFor();
+    assert.equal(await library.innerText(), 'shared-lib\tlibs/shared-lib.war\tAdminServer');
+    assert.equal(await page.locator('tr[data-app="shared-lib"]').count(), 0, 'a library is no application');
+    await page.locator('tr[data-app="shop"] .app-state[data-target="AdminServer"]').waitFor();
+    await context.close();
   });
 });

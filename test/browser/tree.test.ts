@@ -52,6 +52,9 @@ describe('the console: Browse', { skip }, () => {
     // A name that must be encoded in a URL and in the console's hash.
     await post('edit/clusters', { name: 'blue team é' });
     await post('edit/changeManager/activate');
+    // A Lifecycle Manager runtime: a tree that takes changes without an edit session.
+    const made = await call(`${srv.origin}/management/lifecycle/latest/runtimes`, { method: 'POST', headers: WRITE, body: { name: 'db1', type: 'database', hostName: 'dbhost', port: 1521, protocol: 'http' } });
+    assert.equal(made.status, 201, made.text);
   });
 
   after(async () => {
@@ -264,6 +267,27 @@ describe('the console: Browse', { skip }, () => {
     await page.context().close();
   });
 
+  test("a Lifecycle Manager bean is changed at once (its tree has no edit session); JSON values must parse", async () => {
+    const page = await consoleAt(ADMIN.user, ADMIN.password, '#browse/lifecycle/runtimes/db1');
+    const bean = page.locator('section[data-bean="lifecycle/runtimes/db1"]');
+    await bean.locator('#p-hostName').waitFor();
+    assert.match(await bean.locator('.session').innerText(), /no edit session: saving changes the bean at once/);
+    assert.deepEqual(await bean.locator('#p-type option').allInnerTexts(), ['wls', 'database', 'otd']);
+    await bean.locator('#p-hostName').fill('dbhost2');
+    await bean.locator('#p-port').fill('1522');
+    await bean.locator('#p-properties').fill('{not json');
+    assert.equal(await bean.locator('#save').isDisabled(), true);
+    assert.match(await bean.locator('.bean-editor .buttons').innerText(), /Not JSON yet: properties/);
+    await bean.locator('#p-properties').fill('[]');
+    await bean.locator('#save').click();
+    await bean.locator('#save:disabled').waitFor();
+    assert.equal(await bean.getByRole('alert').count(), 0);
+    const read = (await call(`${srv.origin}/management/lifecycle/latest/runtimes/db1?links=none`)).json;
+    assert.equal(read.hostName, 'dbhost2');
+    assert.equal(read.port, 1522);
+    await page.context().close();
+  });
+
   test("a bean's action runs from its page and its task is followed to the end", async () => {
     const page = await consoleAt(ADMIN.user, ADMIN.password, '#browse/domainRuntime/serverLifeCycleRuntimes/ms1');
     const bean = page.locator('section[data-bean="domainRuntime/serverLifeCycleRuntimes/ms1"]');
@@ -288,6 +312,11 @@ describe('the console: Browse', { skip }, () => {
     const runtime = page.locator('section[data-bean="domainRuntime/serverLifeCycleRuntimes/ms2"]');
     await runtime.locator('tr[data-property="state"]').waitFor();
     for (const op of ['start', 'shutdown', 'suspend', 'resume']) assert.equal(await runtime.locator(`form.action[data-action="${op}"]`).count(), 0, op);
+    // Nor is a Lifecycle Manager bean offered for change.
+    await page.goto(`${srv.origin}/console/#browse/lifecycle/runtimes/db1`);
+    const lcm = page.locator('section[data-bean="lifecycle/runtimes/db1"]');
+    await lcm.locator('tr[data-property="hostName"]').waitFor();
+    assert.equal(await lcm.locator('.properties input, .properties select, .properties textarea, #save').count(), 0);
     await page.context().close();
   });
 

@@ -46,3 +46,17 @@ test('undefined members are left out, like JSON.stringify does', () => {
   assert.equal(printJson({ a: undefined, b: 1 }), '{\n    "b": 1\n}');
   assert.equal(printJson([undefined]), '[\n    null\n]');
 });
+
+test('strings and keys are written as JSON.stringify writes them, with every / escaped (escaped where printed, not over the whole text)', () => {
+  const escaped = (s: string) => JSON.stringify(s).replaceAll('/', '\\/');
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+      for (const s of [a, b, `${a}/${b}`, `"${a}\\${b}\u2028`]) {
+        assert.equal(printJson(s), escaped(s));
+        assert.equal(printJson({ [s]: s }), `{\n    ${escaped(s)}: ${escaped(s)}\n}`);
+      }
+    }),
+    { numRuns: 1000 },
+  );
+  assert.equal(printJson(['\ud800', 'a\udfffb', '\u0000\u001f', 'http://h/x']), '[\n    "\\ud800",\n    "a\\udfffb",\n    "\\u0000\\u001f",\n    "http:\\/\\/h\\/x"\n]');
+});

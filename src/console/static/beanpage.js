@@ -1,7 +1,8 @@
 // The bean page of the Browse view, generated from the catalog's description of what the URL names:
 // a bean's properties (in the shared editor), its children and its actions; a collection's items.
 // A configuration bean is changed through the edit tree, under the same path, while the user
-// holds the edit session; otherwise everything is shown read-only.
+// holds the edit session; a bean of a tree without sessions that the user may change (the
+// Lifecycle Manager's) is changed at once; otherwise everything is shown read-only.
 import { useEffect, useState } from './vendor/hooks.mjs';
 import { CONFIG_TREES, hashOf, restUrl, segmentsOfHref } from './beanpath.js';
 import { BeanEditor, describe } from './editor.js';
@@ -55,8 +56,10 @@ export function BeanPage({ segments, user }) {
     </section>`;
   }
   const mine = Boolean(cm?.locked && cm.lockOwner === user.user);
-  const editing = config && mine;
-  const shownUrl = editing ? restUrl(['edit', ...segments.slice(1)]) : url;
+  // A tree without edit sessions that takes changes (the Lifecycle Manager's) is written at once.
+  const direct = !config && mayAny(description.access?.update, user) && (description.properties || []).some((p) => p.writable && !p.key);
+  const editing = (config && mine) || direct;
+  const shownUrl = config && mine ? restUrl(['edit', ...segments.slice(1)]) : url;
   const mayStart = config && cm && !cm.locked && user.roles.includes('Admin');
   return html`<section class="bean-page" aria-labelledby="bean-h" data-bean=${segments.join('/')}>
     <${Crumbs} segments=${segments} />
@@ -71,7 +74,8 @@ export function BeanPage({ segments, user }) {
             ? html`Read-only until you start an edit session. <button type="button" id="bean-start-edit" onClick=${startEdit}>Start edit</button>`
             : 'Read-only.'
     }</p>`}
-    <${BeanEditor} key=${shownUrl} url=${shownUrl} editable=${editing} refresh=${round} onSaved=${readSession} />
+    ${direct && html`<p class="session" data-editing="true">This tree has no edit session: saving changes the bean at once.</p>`}
+    <${BeanEditor} key=${shownUrl} url=${shownUrl} editable=${editing} refresh=${round} onSaved=${config ? readSession : undefined} />
     <${Children} segments=${segments} children=${description.children || []} />
     <${Actions} key=${shownUrl} url=${shownUrl} user=${user} />
   </section>`;

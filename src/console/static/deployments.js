@@ -230,7 +230,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       setSent((s) => ({ loaded: s.total, total: s.total }));
       let last;
       if (r.status === 202) {
-        last = await followTask(r.location, r.json, setTask);
+        last = await followTask(r.location || `${DM}/deploymentProgressObjects/${enc(name)}`, r.json, setTask);
       } else {
         // Done already (201), or waiting in the edit session this user holds: then it has no progress object.
         const cm = (await api('GET', 'edit/changeManager?links=none')).json;
@@ -258,6 +258,8 @@ function UploadForm({ user, servers, clusters, onChanged }) {
     return html`<label class="target"><input type="checkbox" name="target" value=${key} checked=${targets.includes(key)} disabled=${busy} onChange=${() => toggle(key)} /> ${n}</label>`;
   };
   const percent = sent && sent.total > 0 ? Math.round((sent.loaded / sent.total) * 100) : 0;
+  // Once every byte is sent the server may be deploying already: nothing is left to cancel.
+  const cancellable = busy && !task && sent && sent.loaded < sent.total;
   return html`<section aria-labelledby="upload-h" class="upload">
     <h2 id="upload-h">Deploy an archive</h2>
     <form onSubmit=${submit} aria-label="Deploy an archive">
@@ -270,7 +272,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       </fieldset>
       <div class="buttons">
         <button type="submit" id="deploy" disabled=${busy || !file || targets.length === 0 || name.trim() === ''}>Deploy</button>
-        ${busy && !task && html`<button type="button" id="cancel-upload" onClick=${() => request.current && request.current.abort()}>Cancel upload</button>`}
+        ${cancellable && html`<button type="button" id="cancel-upload" onClick=${() => request.current && request.current.abort()}>Cancel upload</button>`}
       </div>
     </form>
     ${sent && html`<div class="upload-progress">

@@ -82,6 +82,18 @@ export function editorFor(p, value, set, choices) {
     return html`<input id=${id} name=${p.name} type="password" autocomplete="new-password" placeholder="write-only: type a new value" value=${typeof value === 'string' ? value : ''} onInput=${(e) => set(e.target.value)} />`;
   }
   if (p.type === 'reference') return referenceEditor(p, value, set, choices);
+  if (p.type === 'object') {
+    // A value of no fixed shape (or an array of them) is written as JSON; until it parses, it cannot be saved.
+    return html`<textarea id=${id} name=${p.name} rows="3" class="json" onInput=${(e) => {
+      try {
+        set(JSON.parse(e.target.value));
+        e.target.setCustomValidity('');
+      } catch {
+        set(UNPARSED);
+        e.target.setCustomValidity('Not JSON');
+      }
+    }}>${value === undefined ? '' : JSON.stringify(value)}</textarea>`;
+  }
   if (p.array) {
     const text = Array.isArray(value) ? value.map(show).join('\n') : '';
     return html`<textarea id=${id} name=${p.name} rows="3" placeholder="one value a line" onInput=${(e) => set(lines(e.target.value).map((l) => (NUMBERS.includes(p.type) ? Number(l) : l)))}>${text}</textarea>`;
@@ -104,6 +116,9 @@ export function editorFor(p, value, set, choices) {
   }
   return html`<input id=${id} name=${p.name} type="text" value=${value ?? ''} placeholder=${p.default ?? ''} onInput=${(e) => set(e.target.value === '' ? null : e.target.value)} />`;
 }
+
+/** An edit whose text does not parse yet: it blocks saving. */
+const UNPARSED = Symbol('unparsed');
 
 function referenceEditor(p, value, set, choices) {
   const id = `p-${p.name}`;
@@ -210,6 +225,7 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
   const wanted = filter.trim().toLowerCase();
   const properties = (bean.description.properties || []).filter((p) => !wanted || p.name.toLowerCase().includes(wanted));
   const changed = Object.keys(edits).length;
+  const unparsed = Object.keys(edits).filter((k) => edits[k] === UNPARSED);
   return html`<div class="bean-editor" data-editable=${editable ? 'true' : 'false'}>
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <label class="prop-filter">Filter properties <input type="search" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></label>
@@ -224,8 +240,9 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
       </tr>`;
     })}</tbody></table>
     ${editable && html`<div class="buttons">
-      <button type="button" id="save" onClick=${save} disabled=${changed === 0 || busy}>Save changes${changed ? ` (${changed})` : ''}</button>
+      <button type="button" id="save" onClick=${save} disabled=${changed === 0 || busy || unparsed.length > 0}>Save changes${changed ? ` (${changed})` : ''}</button>
       <button type="button" onClick=${() => setEdits({})} disabled=${changed === 0 || busy}>Discard</button>
+      ${unparsed.length > 0 && html`<span class="error">Not JSON yet: ${unparsed.join(', ')}</span>`}
     </div>`}
   </div>`;
 }

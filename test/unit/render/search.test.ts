@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isProblem } from '../../../src/core/problems.js';
+import { printJson } from '../../../src/render/json-text.js';
+import { wholeText } from '../../../src/render/streamed.js';
 import { beanAt, configRoot, context, domainRuntimeRoot, rels, searcher, serverRuntimeTree, smallDomain } from '../../support/small-tree.js';
 
 const { tree } = smallDomain();
@@ -134,4 +136,24 @@ test('an error deep in the query says where it is', () => {
   assert.match(refusal({ children: { servers: { fields: 'name' } } }), /'fields' must be an array in children\.servers/);
   assert.match(refusal({ children: { servers: { children: { log: { links: 'self' } } } } }), /'links' must be an array in children\.servers in children\.log/);
   assert.match(refusal({ children: { servers: { name: 'ms1' } } }), /'name' must be an array in children\.servers/);
+});
+
+test('the result printed piece by piece is the text of the result printed whole, for every layout', () => {
+  const queries: Json[] = [
+    {},
+    { fields: [], links: [] },
+    { children: { servers: {} } },
+    { children: { servers: { name: ['ms1'] }, clusters: { fields: ['name'] } } },
+    { children: { servers: { name: ['nobody'] }, machines: { children: { nodeManager: { links: [] } } }, noSuchChild: {} } },
+    { fields: ['name'], children: { partitions: { excludeFields: ['name'], children: { resourceGroups: { links: ['self'] } } }, securityConfiguration: { children: { realms: {} } } } },
+    { excludeLinks: ['self'], children: { servers: { excludeFields: ['listenPort'], children: { log: {}, SSL: { fields: [] } } } } },
+  ];
+  for (const query of queries) {
+    const root = beanAt(edit, []);
+    const streamed = searcher.stream(root, query, context());
+    assert.equal(streamed.options.whole, false);
+    assert.equal(wholeText(streamed), printJson(searcher.search(root, query, context())), JSON.stringify(query));
+  }
+  // A key that only the walk can judge (here: `name` is no list, and names servers): sent only whole.
+  assert.equal(searcher.stream(beanAt(edit, []), { children: { clusters: { name: 3 } } }, context()).options.whole, true);
 });
