@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, initDataDir, startServer } from '../src/cli/server.js';
+import { type RunningServer, type ServerOptions, initDataDir, startServer } from '../src/cli/server.js';
 import type { DomainSize } from '../src/domain/generate.js';
 import { serialize } from '../src/http/send.js';
 import { load, report } from './harness.js';
@@ -19,13 +19,13 @@ export interface BenchServer {
 }
 
 /** A server on a fresh data directory (and store), with the demo domain or a generated one. */
-export async function benchServer(store: BenchStore, size?: DomainSize): Promise<BenchServer> {
+export async function benchServer(store: BenchStore, size?: DomainSize, extra: Partial<ServerOptions> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'appserver-bench-'));
   const url = await store.fresh();
   process.env.APPSERVER_ADMIN_USER = 'admin';
   process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
   if (size) await initDataDir(dataDir, size, url);
-  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}) });
+  const server = await startServer({ host: '127.0.0.1', port: 0, listeners: false, dataDir, logLevel: 'silent', quiet: true, adminUser: 'admin', adminPassword: 'welcome1', ...(url ? { store: url } : {}), ...extra });
   return {
     server,
     base: `http://127.0.0.1:${server.port}/management/appserver/latest`,

@@ -25,7 +25,7 @@ import type { Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
 import type { AuditNote } from '../security/audit.js';
 import { authorize } from '../security/authorize.js';
-import type { Authentication } from '../security/service.js';
+import type { Authentication, Principal } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
@@ -167,6 +167,16 @@ export class ManagementApi {
   get readCache(): { entries: number; bytes: number; hits: number; misses: number } {
     const c = this.parts.cache;
     return { entries: c.size, bytes: c.heldBytes, hits: c.hits, misses: c.misses };
+  }
+
+  /**
+   * The principal of an `Authorization` value verified before, at once; undefined when it must go
+   * through `authenticate` (not seen yet, refused, locked out, or a store shared with other
+   * servers, which must be caught up with first).
+   */
+  knownCaller(authorization: string | undefined, address: string): Principal | undefined {
+    if (authorization === undefined || this.parts.domain.store.shared) return undefined;
+    return this.parts.domain.security.known(authorization, address);
   }
 
   /** Refuses (403) a principal with no administrative role: it may not even read. */

@@ -66,6 +66,8 @@ export interface ServerOptions {
   maxEventLoopDelay?: number;
   /** Limits of watches (watchers, heartbeat, unread bytes, poll) and the journal's window. */
   watch?: ApiDependencies['watch'];
+  /** Bounds of the read cache (default: 64 MiB in all, 8 MiB per answer; `maxBytes: 0` keeps nothing). */
+  readCache?: ApiDependencies['readCache'];
   /**
    * Whether running managed servers listen on their own ports (default true). Tests turn this off
    * unless they give a port offset, so that test runs do not fight over the ports 7003, 7005...
@@ -187,6 +189,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     dataDir: opts.dataDir,
     dataDirWarnings: () => permissionWarnings(opts.dataDir),
     ...(opts.watch ? { watch: opts.watch } : {}),
+    ...(opts.readCache ? { readCache: opts.readCache } : {}),
   });
   return {
     domain: opened.domain,

@@ -44,20 +44,40 @@ export class Topology implements PlacementView {
 
   /**
    * Takes over from the topology of the previous configuration version what the changes between
-   * them cannot have moved: the lists of the top-level collections none of them touched (their
-   * records are the same objects) and how their items group by target list; the servers those
-   * targets stand for are computed again (cluster members may have moved). The servers' own list
-   * is never taken over: dynamic servers follow clusters and templates.
+   * them cannot have moved: the lists of the top-level collections where no item came or went
+   * (their records are the same objects, but for the items changed, read again) and how their
+   * items group by target list; the servers those targets stand for are computed again (cluster
+   * members may have moved). The servers' own list is never taken over: dynamic servers follow
+   * clusters and templates.
    */
-  carry(previous: Topology, touched: ReadonlySet<string>): this {
-    const keep = (collection: string) => !collection.includes('/') && collection !== 'servers' && !touched.has(collection);
-    for (const [key, list] of previous.lists) if (keep(key) && !this.lists.has(key)) this.lists.set(key, list);
-    for (const [key, index] of previous.named) if (keep(key) && !this.named.has(key)) this.named.set(key, index);
+  carry(previous: Topology, changes: readonly { operation: string; identity: readonly string[] }[]): this {
+    const cameOrWent = new Set<string>();
+    const changed = new Map<string, Set<string>>();
+    for (const c of changes) {
+      const [collection, name] = c.identity;
+      if (collection === undefined) continue;
+      if (name === undefined || (c.identity.length === 2 && c.operation !== 'modify')) cameOrWent.add(collection);
+      else if (c.identity.length === 2) changed.set(collection, (changed.get(collection) ?? new Set()).add(name));
+    }
+    const keep = (collection: string) => !collection.includes('/') && collection !== 'servers' && !cameOrWent.has(collection);
+    for (const [key, list] of previous.lists) {
+      if (!keep(key) || this.lists.has(key)) continue;
+      const names = changed.get(key);
+      const fresh = names ? list.map((b) => (names.has(b.name) ? this.reread(key, b) : b)) : list;
+      if (fresh.every((b) => b !== undefined)) this.lists.set(key, fresh as NamedBean[]);
+    }
+    for (const [key, index] of previous.named) if (keep(key) && !changed.has(key) && !this.named.has(key)) this.named.set(key, index);
     for (const [key, index] of previous.placements) {
-      if (!keep(key) || this.placements.has(key)) continue;
+      if (!keep(key) || changed.has(key) || this.placements.has(key)) continue;
       this.placements.set(key, { groups: index.groups.map((g) => ({ targets: g.targets, items: g.items })), byServer: new Map() });
     }
     return this;
+  }
+
+  /** A top-level item as this version holds it (undefined when it is gone). */
+  private reread(collection: string, item: NamedBean): NamedBean | undefined {
+    const record = this.config.bean(itemKey(collection, item.name));
+    return record ? { name: item.name, identity: item.identity, values: record.values, type: record.type } : undefined;
   }
 
   /** The configuration with its dynamic servers. */
@@ -214,7 +234,7 @@ export class Topology implements PlacementView {
     this.items([], collection).forEach((item, position) => {
       const targets = item.values.targets;
       if (!Array.isArray(targets) || targets.length === 0) return;
-      const key = JSON.stringify(targets);
+      const key = targetsKey(targets);
       let group = groups.get(key);
       if (!group) {
         group = { targets, items: [] };
@@ -266,6 +286,18 @@ export class Topology implements PlacementView {
   appDeployments(): NamedBean[] {
     return this.items([], 'appDeployments');
   }
+}
+
+/** Target lists by their text, kept with the list itself (a record not changed keeps its list). */
+const TARGETS_KEYS = new WeakMap<unknown[], string>();
+
+function targetsKey(targets: unknown[]): string {
+  let key = TARGETS_KEYS.get(targets);
+  if (key === undefined) {
+    key = JSON.stringify(targets);
+    TARGETS_KEYS.set(targets, key);
+  }
+  return key;
 }
 
 function unique(list: string[]): string[] {

@@ -211,7 +211,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.decorateRequest('wantsHtml', false);
   app.decorateRequest('application', undefined);
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** What every request meets on arrival; a promise only when the caller must be authenticated at length. */
+  const arrive = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
     // Applications answer at their own context roots, outside the management interface's security:
@@ -221,22 +222,40 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       if (declaresBody(request.headers)) {
         throw tooLarge(`The application '${application}' takes no request body; send the request without one.`);
       }
-      return;
+      return undefined;
     }
     // Probes ask without credentials whether the server takes work.
-    if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
+    if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;
     // The console's files hold no data: the page signs in by itself and sends credentials on its calls.
-    if (isConsoleUrl(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return;
+    if (isConsoleUrl(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);
     request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
     if (!isMetrics(request.url) && !isWatch(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    // A caller whose credentials were verified before is known at once (on a store of its own).
+    const known = deps.api.knownCaller(request.headers.authorization, clientAddress(request));
+    if (known) {
+      request.principal = known;
+      deps.api.mayRead({ principal: known });
+      return undefined;
+    }
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
-    const auth = await deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!);
-    if (!auth.principal) throw unauthenticated(auth.problem);
-    const principal = (request.principal = auth.principal);
-    deps.api.mayRead({ principal });
+    return deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!).then((auth) => {
+      if (!auth.principal) throw unauthenticated(auth.problem);
+      const principal = (request.principal = auth.principal);
+      deps.api.mayRead({ principal });
+    });
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = arrive(request, reply);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 
   /**
@@ -432,14 +451,18 @@ function isMetrics(url: string): boolean {
 export function treeOf(url: string, application: boolean): string {
   if (application) return 'application';
   if (isMetrics(url)) return 'metrics';
-  const segments = url.split('?')[0]!.split('/');
-  const at = segments.indexOf('management');
-  if (at < 0) return 'other';
-  if (segments[at + 1] === 'lifecycle') return 'lifecycle';
-  if (segments[at + 1] !== 'appserver') return 'other';
-  const tree = segments[at + 3];
-  return tree !== undefined && ['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser', 'watch'].includes(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const m = path.indexOf('/management/');
+  if (m < 0) return 'other';
+  const [api, , tree] = path.slice(m + 12).split('/', 3);
+  if (api === 'lifecycle') return 'lifecycle';
+  if (api !== 'appserver') return 'other';
+  return tree !== undefined && LABELLED_TREES.has(tree) ? tree : tree === undefined || tree === '' ? 'versions' : 'other';
 }
+
+/** The trees the request figures name (any other path is `other`). */
+const LABELLED_TREES: ReadonlySet<string> = new Set(['edit', 'serverConfig', 'domainConfig', 'serverRuntime', 'domainRuntime', 'currentUser', 'watch']);
 
 /** Words for the client errors Fastify itself raises (body parsing, media type, size). */
 function clientErrorText(error: Error & { statusCode?: number; code?: string }): string {

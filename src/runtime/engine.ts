@@ -442,8 +442,8 @@ export class RuntimeEngine implements RuntimeFigures {
    * The domain runtime lists servers, applications, partitions and resource groups by name: it is
    * made again when one of those lists changed, or on a whole rebuild.
    */
-  rebuild(topology: Topology, only?: ReadonlySet<string>, touched?: ReadonlySet<string>): void {
-    this.topology = this.followDynamicServers(topology, touched);
+  rebuild(topology: Topology, only?: ReadonlySet<string>, changes?: readonly ActivationChange[]): void {
+    this.topology = this.followDynamicServers(topology, changes);
     // States of beans the configuration does not (yet) show are kept: another server sharing the
     // store may have written them ahead of the activation that makes those beans.
     for (const s of topology.servers()) if (!this.state.servers.has(s.name)) this.state.servers.set(s.name, 'SHUTDOWN');
@@ -525,8 +525,6 @@ export class RuntimeEngine implements RuntimeFigures {
     }
     const servers = new Set<string>();
     const placed: (readonly string[])[] = [];
-    // The top-level collections the changes touched: what the topology knew of the others holds.
-    const collections = new Set(changes.map((c) => c.identity[0] ?? ''));
     for (const c of changes) {
       const effect = runtimeEffect(this.behaviours, c);
       if (effect === 'all') return this.rebuild(topology);
@@ -544,9 +542,9 @@ export class RuntimeEngine implements RuntimeFigures {
         for (const s of now) touched.add(s);
       }
       for (const name of servers) this.refreshServer(name, topology);
-      this.rebuild(topology, touched, collections);
+      this.rebuild(topology, touched, changes);
     } else {
-      this.topology = this.followDynamicServers(topology, collections);
+      this.topology = this.followDynamicServers(topology, changes);
       for (const name of servers) this.refreshServer(name);
     }
     // A data source's descriptor (its URL, user, password, pool sizes) shows in no tree, but its
@@ -565,7 +563,8 @@ export class RuntimeEngine implements RuntimeFigures {
    * Dynamic servers a shrunk cluster dropped: one still running stays listed until it has stopped;
    * the state of the others goes with them.
    */
-  private followDynamicServers(next: Topology, touched?: ReadonlySet<string>): Topology {
+  /** `changes`: what changed since the current topology (what it knew of the rest is taken over). */
+  private followDynamicServers(next: Topology, changes?: readonly ActivationChange[]): Topology {
     const base = next.retaining([]);
     const listed = new Set(base.servers().map((s) => s.name));
     const keep = [...this.state.servers].filter(([name, state]) => !STOPPED.has(state) && !listed.has(name) && base.couldBeDynamic(name)).map(([name]) => name);
@@ -573,7 +572,7 @@ export class RuntimeEngine implements RuntimeFigures {
       if (s.values.dynamicallyCreated === true && !listed.has(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
     }
     const followed = keep.length > 0 ? base.retaining(keep) : base;
-    return touched ? followed.carry(this.topology, touched) : followed;
+    return changes ? followed.carry(this.topology, changes) : followed;
   }
 
   /** Dropped dynamic servers that are still running (they are to be shut down). */

@@ -143,6 +143,16 @@ export class SecurityService {
     return { principal };
   }
 
+  /**
+   * The principal of a header verified before, when its user is not locked out (undefined
+   * otherwise: `authenticate` then says why, and counts what it must).
+   */
+  known(header: string, address: string): Principal | undefined {
+    const principal = this.headers.get(digest(header));
+    if (!principal || this.lockouts.isLocked('address', address) || this.lockouts.isLocked('user', principal.user)) return undefined;
+    return principal;
+  }
+
   private async check(credentials: BasicCredentials, address: string, where: string): Promise<Principal | undefined> {
     const { user } = credentials;
     // A lockout refuses even the right password, without checking it.

@@ -250,7 +250,9 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
   test('by keyboard alone: sign in, skip link, view shortcuts, start a server with visible focus', async () => {
     const page = await consolePage();
     const kb = page.keyboard;
-    // The user name has the focus when the page opens.
+    // The user name has the focus when the page opens (the browser gives it at its next rendering:
+    // typing before that, on a loaded machine, would go nowhere).
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'user');
     await kb.type(ADMIN.user);
     await kb.press('Tab');
     await kb.type(ADMIN.password);
