@@ -93,6 +93,7 @@ describe('the Deployments view of the console', { skip }, () => {
     for (const [user, password, group] of [
       ['watcher', 'watcher-pw1', 'Monitors'],
       ['operator1', 'operator-pw1', 'Operators'],
+      ['deployer1', 'deployer-pw1', 'Deployers'],
     ]) {
       for (const [path, body] of [
         [`${AUTHN}/createUser`, { userName: user, password, description: 'deployments console test' }],
@@ -252,6 +253,15 @@ describe('the Deployments view of the console', { skip }, () => {
     await page.getByRole('link', { name: 'Deployments', exact: true }).click();
     await stateShown(page, 'later', 'AdminServer', 'STATE_ACTIVE');
     assert.equal(await serverState('later', 'AdminServer'), 'STATE_ACTIVE');
+    await page.context().close();
+  });
+
+  test('a Deployer is offered everything a deployment takes: the upload, and every action', async () => {
+    const page = await consolePage('deployer1', 'deployer-pw1');
+    assert.equal(await page.locator('.who').innerText(), 'deployer1 (Deployer)');
+    const row = page.locator('tr[data-app="benefits"]');
+    assert.deepEqual(await row.locator('button[data-op]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-op'))), ['start', 'stop', 'redeploy', 'undeploy']);
+    assert.equal(await page.locator('input[type="file"][name="archive"]').count(), 1);
     await page.context().close();
   });
 
