@@ -21,8 +21,6 @@ export interface LoadOptions {
   connections?: number;
   pipelining?: number;
   durationSeconds?: number;
-  /** Runs the client in worker threads: its work (reading megabytes of bodies) stays off the server's event loop. */
-  workers?: number;
   /** Seconds a request may take before it counts as an error (autocannon's default: 10). */
   timeoutSeconds?: number;
 }
@@ -39,7 +37,6 @@ export async function load(name: string, opts: LoadOptions): Promise<LoadResult>
       connections: opts.connections ?? 10,
       pipelining: opts.pipelining ?? 1,
       duration: opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 5),
-      ...(opts.workers ? { workers: opts.workers } : {}),
       ...(opts.timeoutSeconds ? { timeout: opts.timeoutSeconds } : {}),
     });
     return {

@@ -27,7 +27,7 @@ import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/e
 import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
-import { largeAnswers } from './streaming.js';
+import { largeAnswers, streamedBytes } from './streaming.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -324,7 +324,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
 
   app.addHook('onResponse', (request, reply, done) => {
     deps.stats.completed++;
-    if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || 0);
+    if (deps.served) deps.served(Number(request.headers['content-length']) || 0, Number(reply.getHeader('content-length')) || streamedBytes(reply.raw));
     deps.metrics?.observeRequest(treeOf(request.url, request.application !== undefined), request.method, reply.statusCode, reply.elapsedTime / 1000);
     // One line per request at the debug level only (at the default level it costs nothing).
     if (request.log.level === 'debug' || request.log.level === 'trace') {

@@ -18,7 +18,7 @@ export const LARGE_ANSWERS_PER_USER = 4;
  * answer under way prints for its share of it, so small reads wait about this long, however many
  * large answers are streaming.
  */
-const TURN_MS = 4;
+const TURN_MS = 2;
 
 /** Answers printing now (each gets its share of a turn). */
 let printing = 0;
@@ -63,6 +63,14 @@ export class LargeAnswers {
 
 /** What became of a streamed body: small, sent by the caller as one text; 304; or handled here. */
 export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | undefined;
+
+/** Bytes of each streamed body sent so far, by response (its length is known only at its end). */
+const streamed = new WeakMap<object, number>();
+
+/** The bytes a streamed answer has sent (0 for any other). */
+export function streamedBytes(res: object): number {
+  return streamed.get(res) ?? 0;
+}
 
 /** The process's count: every listener of the process serves from the same memory. */
 export const largeAnswers = new LargeAnswers();
@@ -187,7 +195,7 @@ class PiecesStream extends Readable {
       for (;;) {
         if (this.destroyed) return;
         if (this.pending.length >= CHUNK_CHARS) {
-          const more = this.push(this.pending);
+          const more = this.send(this.pending);
           this.pending = '';
           if (!more) {
             // The client reads slower than we print: wait for it, but not for ever.
@@ -199,7 +207,7 @@ class PiecesStream extends Readable {
         }
         const next = this.pieces.next();
         if (next.done) {
-          if (this.pending !== '') this.push(this.pending);
+          if (this.pending !== '') this.send(this.pending);
           this.pending = '';
           this.push(null);
           return;
@@ -216,6 +224,14 @@ class PiecesStream extends Readable {
       this.reply.log.error({ err }, 'a streamed answer failed while printing');
       this.destroy(err as Error);
     }
+  }
+
+  /** Hands text to the socket, counting its bytes. */
+  private send(text: string): boolean {
+    const bytes = Buffer.from(text, 'utf8');
+    const res = this.reply.raw;
+    streamed.set(res, (streamed.get(res) ?? 0) + bytes.length);
+    return this.push(bytes);
   }
 
   override _destroy(err: Error | null, done: (error?: Error | null) => void): void {

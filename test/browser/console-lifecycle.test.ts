@@ -173,6 +173,16 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     await env2.getByRole('button', { name: 'dissociate partition2 and pdb-b' }).click();
     await page.waitForFunction(() => !document.querySelector('article[data-environment="env2"] li[data-association]'));
     assert.deepEqual(((await lc.get('environments/env2?links=none')).json as { associations: unknown[] }).associations, []);
+    // Associated again, then deprovisioned (no orchestration: the associations go, the partitions stay).
+    await env2.getByLabel('first partition to associate in env2').selectOption('demo_domain/partition2');
+    await env2.getByLabel('second partition to associate in env2').selectOption('db1/pdb-b');
+    await env2.getByRole('button', { name: 'Associate', exact: true }).click();
+    await env2.locator('li[data-association="demo_domain/partition2|db1/pdb-b"]').waitFor();
+    await env2.getByRole('button', { name: 'deprovision env2' }).click();
+    await env2.getByRole('button', { name: 'Deprovision env2 now' }).click();
+    await env2.locator('li[data-association]').waitFor({ state: 'detached' });
+    assert.deepEqual(((await lc.get('environments/env2?links=none')).json as { associations: unknown[] }).associations, []);
+    assert.equal(await env2.locator('li[data-partition]').count(), 2);
     await page.context().close();
   });
 

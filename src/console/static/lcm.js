@@ -82,7 +82,10 @@ function Environment({ env, runtimes, mayWrite, act }) {
         <option value="">choose…</option>${options(env.partitions.filter((p) => pkey(p) !== first), second)}</select></label>
       <button type="submit" disabled=${!first || !second || first === second}>Associate</button>
     </form>`}
-    ${mayWrite && html`<div class="buttons"><${TwoStep} label="Delete" what=${env.name} onConfirm=${() => act(`delete ${env.name}`, 'DELETE', envPath)} /></div>`}
+    ${mayWrite && html`<div class="buttons">
+      ${env.associations.length > 0 && html`<${TwoStep} label="Deprovision" what=${env.name} onConfirm=${() => act(`deprovision ${env.name}`, 'POST', `${envPath}/deprovision`, {})} />`}
+      <${TwoStep} label="Delete" what=${env.name} onConfirm=${() => act(`delete ${env.name}`, 'DELETE', envPath)} />
+    </div>`}
   </article>`;
 }
 
