@@ -176,7 +176,7 @@ export class Trees {
   }
 
   private derived(ctx: DerivedContext): LiveValues {
-    return (node) => derivedValues(this.behaviours, node, ctx);
+    return (node, wanted) => derivedValues(this.behaviours, node, ctx, wanted);
   }
 
   /** Hides the other partitions from a partition-scoped request. */

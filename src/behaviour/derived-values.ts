@@ -151,11 +151,14 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
   derive(`${R}ThreadPoolRuntimeMBean`, (bean, ctx) => (onAdminServer(bean, ctx) ? ctx.process.threadPool() : undefined));
 }
 
-/** The bean's derived values (undefined when its type has none, or none here). */
-export function derivedValues(registry: BehaviourRegistry, bean: BeanView, ctx: DerivedContext): Record<string, unknown> | undefined {
+/**
+ * The bean's derived values (undefined when its type has none, or none here). `wanted`: the only
+ * properties the caller reads (a field list); the model's figures are computed only if it names one.
+ */
+export function derivedValues(registry: BehaviourRegistry, bean: BeanView, ctx: DerivedContext, wanted?: readonly { name: string }[]): Record<string, unknown> | undefined {
   const derived = registry.find(DERIVED, bean.type)?.(bean, ctx);
   // The model's figures, under what is known for real (states, this process's own figures).
-  const modelled = workloadValues(registry, ctx.runtime?.workload, bean);
+  const modelled = workloadValues(registry, ctx.runtime?.workload, bean, wanted);
   const own = modelled && derived ? { ...modelled, ...derived } : (derived ?? modelled);
   const config = ctx.config;
   if (!config) return own;

@@ -118,8 +118,11 @@ export class Renderer {
    */
   private render(node: BeanNode, ctx: RenderContext, asItem: boolean, state: unknown[] | undefined): Json {
     const out: Json = {};
-    const live = node.root.live?.(node);
-    if (wantsLinks(ctx.shape)) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
+    // With a field list and no links, only the fields listed are read of the live values (links
+    // read reference values of every field).
+    const links = wantsLinks(ctx.shape);
+    const live = node.root.live?.(node, ctx.shape.fields && !links ? selected(node, ctx) : undefined);
+    if (links) out.links = asItem ? this.itemLinks(node, ctx) : this.beanLinks(node, ctx, live);
     if (node.type.kind !== 'rest' && wantsField(ctx.shape, 'identity')) out.identity = node.identity;
     const whole = !ctx.shape.fields && !ctx.shape.excludeFields;
     this.fields(node, ctx, out, live, asItem, whole ? state : undefined);

@@ -18,8 +18,11 @@ export type { BeanScope } from '../behaviour/bean.js';
  */
 export type TreeName = 'edit' | 'serverConfig' | 'domainConfig' | 'domainRuntime' | 'serverRuntime' | 'version' | 'versions' | 'lifecycle';
 
-/** Computes values that live outside the records (figures of this process, clocks). */
-export type LiveValues = (node: BeanNode) => Record<string, unknown> | undefined;
+/**
+ * Computes values that live outside the records (figures of this process, clocks). `wanted`: the
+ * only properties the caller will read (absent: all); values of others may be left out.
+ */
+export type LiveValues = (node: BeanNode, wanted?: readonly PropDef[]) => Record<string, unknown> | undefined;
 
 /** A collection whose items are whole trees of their own (the running servers' runtime trees). */
 export interface Mount {

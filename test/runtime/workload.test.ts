@@ -315,3 +315,46 @@ test('an enterprise archive deployed to ms1: its web module with its servlets, i
   assert.ok(second.pool.beansInUseCurrentCount <= second.pool.pooledBeansCurrentCount);
   assert.ok(second.tx.transactionsCommittedTotalCount > first.tx.transactionsCommittedTotalCount);
 });
+
+test('each figure read alone (a field list, as a search asks) equals the same figure in the whole bean', async () => {
+  // After the archive test: ms1 runs the store application with its web and EJB modules. The clock
+  // stands still meanwhile, so every read sees the same figures.
+  const app = `${MS1}/applicationRuntimes/store`;
+  const beans = [
+    MS1,
+    `${MS1}/JVMRuntime`,
+    `${MS1}/threadPoolRuntime`,
+    `${MS1}/serverChannelRuntimes/${encodeURIComponent('Default[http]')}`,
+    `${MS1}/JTARuntime`,
+    `${MS1}/persistentStoreRuntimes/_APPSERVER_ms1`,
+    `${app}/componentRuntimes/ms1_%2Fstore`,
+    `${app}/componentRuntimes/ms1_%2Fstore/servlets/CartServlet`,
+    `${app}/componentRuntimes/store-ejb.jar/EJBRuntimes/PriceBean/poolRuntime`,
+    `${app}/componentRuntimes/store-ejb.jar/EJBRuntimes/PriceBean/transactionRuntime`,
+    `${app}/workManagerRuntimes/default`,
+  ];
+  srv.advance(60_000);
+  let figures = 0;
+  const wholes = new Map<string, any>();
+  for (const path of beans) {
+    const whole = await admin.get(`${path}?links=none`);
+    assert.equal(whole.status, 200, `${path}: ${whole.text}`);
+    for (const [name, value] of Object.entries(whole.json as Record<string, unknown>)) {
+      if (name === 'identity') continue;
+      const alone = await admin.get(`${path}?links=none&fields=${encodeURIComponent(name)}`);
+      assert.equal(alone.status, 200, alone.text);
+      assert.deepEqual(alone.json, { [name]: value }, `${path} ${name}`);
+      if (typeof value === 'number' && value > 0) figures++;
+    }
+    wholes.set(path, whole.json);
+  }
+  // The same figures through one search of ms1 that asks for them alone (the renderer's search walk).
+  const only = (path: string) => Object.keys(wholes.get(path)).filter((k) => k !== 'identity');
+  const query = { links: [], fields: only(MS1), children: Object.fromEntries(['JVMRuntime', 'threadPoolRuntime', 'JTARuntime'].map((c) => [c, { links: [], fields: only(`${MS1}/${c}`) }])) };
+  const searched = await admin.post(`${MS1}/search`, query);
+  assert.equal(searched.status, 200, searched.text);
+  const strip = (x: any) => Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'identity'));
+  assert.deepEqual(searched.json, { ...strip(wholes.get(MS1)), ...Object.fromEntries(['JVMRuntime', 'threadPoolRuntime', 'JTARuntime'].map((c) => [c, strip(wholes.get(`${MS1}/${c}`))])) });
+  // The model's figures were among them (non-zero counters of every kind of bean).
+  assert.ok(figures > 40, `only ${figures} non-zero figures`);
+});
