@@ -1,6 +1,7 @@
 // Who references whom in the activated configuration, so that deleting a bean can clear the
 // references to it without scanning the domain.
 import type { Catalog } from '../catalog/load.js';
+import type { PropDef, TypeDef } from '../catalog/model.js';
 import type { BeanRecord } from '../tree/records.js';
 import { keyOfIdentity } from '../core/identity.js';
 
@@ -13,15 +14,23 @@ export class ReferenceIndex {
   /** target key -> "referrerKey\0prop" */
   private readonly byTarget = new Map<string, Set<string>>();
 
+  /** Each type's reference properties: a type has many properties and few references, and a start indexes every bean. */
+  private readonly references = new Map<TypeDef, PropDef[]>();
+
   constructor(private readonly catalog: Catalog) {}
+
+  private referencesOf(type: TypeDef): PropDef[] {
+    let props = this.references.get(type);
+    if (!props) this.references.set(type, (props = type.props.filter((p) => p.shape === 'reference')));
+    return props;
+  }
 
   /** Reference targets held by a record, as [prop, target key] pairs. */
   targetsOf(record: BeanRecord): [string, string][] {
     const type = this.catalog.types.get(record.type);
     if (!type) return [];
     const out: [string, string][] = [];
-    for (const p of type.props) {
-      if (p.shape !== 'reference') continue;
+    for (const p of this.referencesOf(type)) {
       const v = record.values[p.name];
       if (p.array && Array.isArray(v)) for (const id of v) out.push([p.name, keyOfIdentity(id as string[])]);
       else if (!p.array && Array.isArray(v)) out.push([p.name, keyOfIdentity(v as string[])]);
