@@ -58,7 +58,7 @@ export class ReadCache {
   misses = 0;
   /**
    * Parts of searches' answers (the text of one child of a server's runtime root, for one query
-   * node), by the same rule as whole answers but never one that shows figures; a quarter of the bytes.
+   * node), by the same rule as whole answers but never one that shows figures; an eighth of the bytes.
    */
   private parts = new Map<string, string>();
   private partBytes = 0;
@@ -149,7 +149,7 @@ export class ReadCache {
   /** Keeps a part of a search's answer rendered since `ticket` (showing no figures), unless the domain moved since. */
   putPart(key: string, text: string, ticket: ReadTicket): void {
     const size = 2 * (text.length + key.length);
-    const budget = this.limits.maxBytes / 4;
+    const budget = this.limits.maxBytes / 8;
     if (size > this.limits.maxEntryBytes || size > budget || ticket.generation !== this.generation) return;
     const old = this.parts.get(key);
     if (old !== undefined) {

@@ -51,11 +51,18 @@ export interface SearchParts {
   put(key: string, text: string, ticket: unknown): void;
 }
 
-/** A part being printed, to be kept once its frame is done. */
+/**
+ * The longest part kept, in characters: a server's part of an exporter's answer is a few KiB; a
+ * larger one (a domain with thousands of applications) is printed every time rather than held
+ * twice in memory while it streams.
+ */
+const PART_CHARS = 64 * 1024;
+
+/** A part being printed, to be kept once its frame is done (`text` undefined: too long to keep). */
 interface Capture {
   key: string;
   frame: Frame;
-  text: string;
+  text: string | undefined;
   ticket: unknown;
   /** The watch's flags before the part began (the part is judged on its own). */
   figures: boolean;
@@ -86,6 +93,11 @@ interface ItemsFrame {
 }
 
 type Frame = BeanFrame | ItemsFrame;
+
+function keep(capture: Capture, piece: string): void {
+  if (capture.text === undefined) return;
+  capture.text = capture.text.length + piece.length > PART_CHARS ? undefined : capture.text + piece;
+}
 
 function beanFrame(node: BeanNode, query: QueryNode, depth: number): BeanFrame {
   return { kind: 'bean', node, query, depth, out: new ObjectText(depth), next: -1 };
@@ -190,7 +202,7 @@ export class Searcher {
     const done = (frame: Frame) => {
       if (capture?.frame !== frame) return;
       const { watch } = parts!;
-      if (!watch.figures && !watch.volatile) parts!.put(capture.key, capture.text, capture.ticket);
+      if (!watch.figures && !watch.volatile && capture.text !== undefined) parts!.put(capture.key, capture.text, capture.ticket);
       watch.figures ||= capture.figures;
       watch.volatile ||= capture.volatile;
       capture = undefined;
@@ -205,12 +217,12 @@ export class Searcher {
             piece = frame.list.before(frame.next);
             stack.push(beanFrame(frame.items[frame.next++]!, frame.query, frame.list.elementDepth));
             text += piece;
-            if (capture) capture.text += piece;
+            if (capture) keep(capture, piece);
           } else {
             piece = frame.list.close() + frame.wrapper.close();
             stack.pop();
             text += piece;
-            if (capture) capture.text += piece;
+            if (capture) keep(capture, piece);
             done(frame);
           }
           continue;
@@ -225,7 +237,7 @@ export class Searcher {
           piece += frame.out.close();
           stack.pop();
           text += piece;
-          if (capture) capture.text += piece;
+          if (capture) keep(capture, piece);
           done(frame);
           continue;
         }
@@ -239,12 +251,12 @@ export class Searcher {
         const target = this.target(frame.node, child);
         if (target === undefined) {
           text += piece;
-          if (capture) capture.text += piece;
+          if (capture) keep(capture, piece);
           continue;
         }
         piece += frame.out.open(child.name);
         text += piece;
-        if (capture) capture.text += piece;
+        if (capture) keep(capture, piece);
         piece = '';
         let next: Frame | undefined;
         if ('single' in target) {
@@ -264,7 +276,7 @@ export class Searcher {
           watch.volatile = false;
         }
         text += piece;
-        if (capture) capture.text += piece;
+        if (capture) keep(capture, piece);
         if (next) stack.push(next);
       }
       yield text;
