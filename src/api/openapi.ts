@@ -7,7 +7,6 @@ import type { ApiVersion, PropDef, TypeDef } from '../catalog/model.js';
 import { LIFECYCLE_ROOT } from '../catalog/overlay/lifecycle.js';
 import { LIFECYCLE_VERSIONS, MANAGEMENT_VERSION, MANAGEMENT_VERSIONS } from '../catalog/overlay/versions.js';
 import { CURRENT_VERSION, LEGACY_VERSION } from '../catalog/versions.js';
-import { buildOpenApi } from '../describe/openapi.js';
 import { READ_ONLY, type TreeAbilities, type TreeSpec } from '../describe/patterns.js';
 import type { RuntimeCollections } from '../operations/collections.js';
 import type { BeanNode, TreeName } from '../tree/resolve.js';
@@ -55,7 +54,8 @@ export class InterfaceDocuments {
       const { catalog, sessionHeader } = this.parts;
       const input = { catalog, version, productVersion: version === 'current' ? CURRENT_VERSION : LEGACY_VERSION, trees, sessionHeader };
       // A tree's document keeps only the components its paths use; the whole one has every type.
-      doc = buildOpenApi(scope.tree === undefined ? input : { ...input, onlyUsed: true }, pause);
+      // The generator is loaded by the first document asked for: a start does not load it.
+      doc = import('../describe/openapi.js').then(({ buildOpenApi }) => buildOpenApi(scope.tree === undefined ? input : { ...input, onlyUsed: true }, pause));
       this.built.set(key, doc);
       // A failed build is not kept: the next request tries again.
       doc.catch(() => this.built.delete(key));

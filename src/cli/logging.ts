@@ -2,7 +2,8 @@
 // warnings and errors, activations, lifecycle changes, the audit); one line per request only at
 // `debug`. JSON lines for log collectors, or readable lines for people (`--log-format pretty`).
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type pretty from 'pino-pretty';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -14,7 +15,9 @@ export function makeLogger(level: string, format: LogFormat): Logger {
   }
   if (format !== 'json' && format !== 'pretty') throw new Error(`unknown log format '${String(format)}': use json or pretty`);
   if (format === 'pretty') {
-    return pino({ level }, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId', singleLine: true, sync: true }));
+    // Loaded only for readable lines: JSON lines (the default) do not pay for it at start-up.
+    const readable = createRequire(import.meta.url)('pino-pretty') as typeof pretty;
+    return pino({ level }, readable({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId', singleLine: true, sync: true }));
   }
   return pino({ level });
 }

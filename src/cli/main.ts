@@ -8,7 +8,6 @@ import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
-import { registerClientCommands } from './client/commands.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -124,7 +123,13 @@ program
     else process.stderr.write(`appserver-admin: wrote ${result.written.join(', ')}\n`);
   });
 
-registerClientCommands(program);
+// The server commands (serve above all) leave the client's commands and their modules unloaded:
+// a start does not pay for them. Help and every other command line see them all.
+const SERVER_COMMANDS = new Set(['serve', 'init', 'export']);
+if (!SERVER_COMMANDS.has(process.argv[2] ?? '')) {
+  const { registerClientCommands } = await import('./client/commands.js');
+  registerClientCommands(program);
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`appserver-admin: ${err instanceof Error ? err.message : String(err)}\n`);

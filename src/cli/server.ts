@@ -10,7 +10,7 @@ import type { Secrets } from '../config/secrets.js';
 import type { BeanTree } from '../tree/records.js';
 import type { LifecycleTimings } from '../runtime/lifecycle.js';
 import { ControlledScheduler, type Scheduler, clockControlOf } from '../core/clock.js';
-import { Control } from '../control/control.js';
+import type { Control } from '../control/control.js';
 import { type ApiDependencies, composeApi } from '../api/compose.js';
 import type { WatchApi } from '../api/watch-api.js';
 import type { ManagementApi } from '../api/management-api.js';
@@ -180,7 +180,8 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();
-  const controller = control ? new Control(opened.domain, clockControlOf(opened.domain.clock)) : undefined;
+  // The control interface is for tests: a server without it does not load it.
+  const controller = control ? new (await import('../control/control.js')).Control(opened.domain, clockControlOf(opened.domain.clock)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({
     catalog,

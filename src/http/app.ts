@@ -6,7 +6,7 @@ import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
 import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Principal, RequestStats } from '../api/caller.js';
 import multipart from '@fastify/multipart';
@@ -28,6 +28,7 @@ import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
 import { largeAnswers, streamedBytes } from './streaming.js';
+import { lazySchemaCompilers } from './schema-compilers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     ...(opts.forceClose ? { forceCloseConnections: true } : {}),
     // One line per request is for debugging (see the onResponse hook), not the default log.
     logController: new LogController({ disableRequestLogging: true }),
+    schemaController: lazySchemaCompilers() as FastifyServerOptions['schemaController'],
     bodyLimit: opts.bodyLimit ?? MAX_BODY_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,

@@ -1,7 +1,8 @@
 // GET /metrics: the figures of the server answering (or of the servers a `server` parameter names),
 // read through the management interface with the caller's own rights, plus the administration
 // server's own figures, in the Prometheus text format.
-import { Gauge, Registry } from 'prom-client';
+// prom-client is loaded by the first /metrics (see admin.ts).
+import type { Registry } from 'prom-client';
 import { management } from '../api/address.js';
 import type { Caller } from '../api/caller.js';
 import type { ManagementApi } from '../api/management-api.js';
@@ -10,7 +11,8 @@ import type { AdminMetrics } from './admin.js';
 import { SERVER_QUERY } from './queries.js';
 import { type Sample, collectSamples, searchLevel, searchOf } from './runtime.js';
 
-export const METRICS_CONTENT_TYPE = new Registry().contentType;
+/** The Prometheus text format (version 0.0.4), as prom-client's registry names it. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** The servers a `server` parameter names: a name, several separated by commas, or `*` for all running. */
 export function serversParameter(value: unknown): string[] | '*' | undefined {
@@ -23,7 +25,8 @@ export function serversParameter(value: unknown): string[] | '*' | undefined {
 }
 
 /** A registry holding `samples`, one gauge per metric name. */
-function registryOf(samples: readonly Sample[]): Registry {
+function registryOf(lib: typeof import('prom-client'), samples: readonly Sample[]): Registry {
+  const { Gauge, Registry } = lib;
   const registry = new Registry();
   const byName = new Map<string, Sample[]>();
   for (const s of samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
@@ -46,7 +49,8 @@ export async function exposition(api: ManagementApi, caller: Caller, servers: st
     const answer = await api.search(caller, management('domainRuntime', 'search'), searchOf(SERVER_QUERY, servers === '*' ? undefined : servers), view);
     collectSamples((answer.body as Record<string, unknown>).serverRuntimes, SERVER_QUERY, {}, samples);
   }
-  const registries = [registryOf(samples)];
-  if (admin) registries.unshift(admin.registry);
-  return Registry.merge(registries).metrics();
+  const lib = await import('prom-client');
+  const registries = [registryOf(lib, samples)];
+  if (admin) registries.unshift(await admin.registry());
+  return lib.Registry.merge(registries).metrics();
 }

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { Registry } from 'prom-client';
+import { AdminMetrics } from '../../src/metrics/admin.js';
 import { ASYNC, type RuntimeServer, basic, createUser, startRuntimeServer } from '../support/runtime-server.js';
 
 let rt: RuntimeServer;
@@ -46,6 +48,32 @@ function value(s: Scrape, series: string): number {
   assert.ok(v !== undefined, `series ${series} is missing; there are ${[...s.samples.keys()].filter((k) => k.startsWith(series.split('{')[0]!)).join(', ') || 'none of that name'}`);
   return v;
 }
+
+// Runs first: the figures' library is loaded at the first scrape, and what came before it counts.
+test('requests and activations answered before the first scrape are counted by it, in the Prometheus text type', async () => {
+  for (let i = 0; i < 3; i++) assert.equal((await rt.admin.get('domainConfig/nosuchChild')).status, 404);
+  assert.equal((await rt.admin.post('edit/changeManager/startEdit', {})).status, 200);
+  assert.equal((await rt.admin.post('edit/servers/ms1', { notes: 'before the first scrape' })).status, 200);
+  assert.equal((await rt.admin.post('edit/changeManager/activate', {})).status, 200);
+  const first = await scrape();
+  assert.equal(first.status, 200, first.text.slice(0, 300));
+  assert.equal(first.type, new Registry().contentType);
+  assert.equal(value(first, 'appserver_admin_requests_total{tree="domainConfig",method="GET",status="404"}'), 3);
+  assert.equal(value(first, 'appserver_admin_request_duration_seconds_count{tree="domainConfig"}') >= 3, true);
+  assert.equal(value(first, 'appserver_admin_activations_total') >= 1, true);
+  const second = await scrape();
+  assert.equal(value(second, 'appserver_admin_requests_total{tree="domainConfig",method="GET",status="404"}'), 3, 'counted once');
+});
+
+test('requests waiting for the figures beyond the bound load them; none is lost', async () => {
+  const metrics = new AdminMetrics({ tasks: () => [], editLocksHeld: () => 0, runningServers: () => 0 });
+  for (let i = 0; i < 5000; i++) metrics.observeRequest('serverConfig', 'GET', 200, 0.002);
+  metrics.activated();
+  const text = await (await metrics.registry()).metrics();
+  assert.match(text, /^appserver_admin_requests_total\{tree="serverConfig",method="GET",status="200"\} 5000$/m);
+  assert.match(text, /^appserver_admin_request_duration_seconds_bucket\{le="0.0025",tree="serverConfig"\} 5000$/m);
+  assert.match(text, /^appserver_admin_activations_total 1$/m);
+});
 
 test("the administration server's runtime figures, named after the exporter's conventions", async () => {
   const s = await scrape();

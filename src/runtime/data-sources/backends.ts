@@ -1,7 +1,8 @@
 // How a data source reaches its database. PostgreSQL: a real pool of connections (`pg`), sized by
 // the descriptor, tested with its test statement, its figures read from the pool itself. Other
 // vendors (no client here): a check that the database's port accepts TCP connections.
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { DatabaseAddress } from './jdbc-url.js';
 import { acceptsConnections } from './reachability.js';
 import { DatabaseFailure } from './reasons.js';
@@ -106,6 +107,13 @@ export interface PostgresOptions {
   onBroken: () => void;
 }
 
+let driver: typeof pg | undefined;
+/** pg, loaded by the first PostgreSQL data source: a start whose data sources need none does not load it. */
+function pgDriver(): typeof pg {
+  driver ??= createRequire(import.meta.url)('pg') as typeof pg;
+  return driver;
+}
+
 /** A pool of real PostgreSQL connections. */
 export class PostgresPool implements Backend {
   readonly pooled = true;
@@ -122,7 +130,7 @@ export class PostgresPool implements Backend {
     if (user === undefined) throw new DatabaseFailure(`The data source names no user: give its driver the property 'user'.`);
     const ms = s.timeoutSeconds * 1000;
     this.statement = testStatement(s.testTableName);
-    this.pool = new pg.Pool({
+    this.pool = new (pgDriver().Pool)({
       host: o.address.host,
       port: o.address.port,
       database: o.address.database ?? user,

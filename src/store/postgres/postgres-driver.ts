@@ -1,6 +1,8 @@
 // PostgreSQL through pg: a pool for statements and transactions, and one dedicated connection
 // listening for the notifications other servers send when they change the domain.
-import pg from 'pg';
+// pg is loaded when the first statement runs: a server on SQLite never loads it, and its modules
+// are no part of a start's import phase.
+import type pg from 'pg';
 import type { SqlClient, SqlDriver } from '../sql.js';
 
 /** `?` placeholders to PostgreSQL's `$1, $2, ...`. */
@@ -26,27 +28,32 @@ function client(q: { query: pg.Pool['query'] }): SqlClient {
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly notifySql = "SELECT pg_notify('appserver_changes', ?)";
-  private readonly pool: pg.Pool;
-  private readonly direct: SqlClient;
+  private pooled?: Promise<pg.Pool>;
   private listener?: pg.Client;
 
-  constructor(private readonly url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
-    // A broken idle connection must not take the server down; the next query reconnects.
-    this.pool.on('error', () => undefined);
-    this.direct = client(this.pool);
+  constructor(private readonly url: string) {}
+
+  /** The pool, made at the first statement. */
+  private pool(): Promise<pg.Pool> {
+    this.pooled ??= import('pg').then(({ default: driver }) => {
+      const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+      // A broken idle connection must not take the server down; the next query reconnects.
+      pool.on('error', () => undefined);
+      return pool;
+    });
+    return this.pooled;
   }
 
-  all<T>(sql: string, params?: unknown[]): Promise<T[]> {
-    return this.direct.all<T>(sql, params);
+  async all<T>(sql: string, params?: unknown[]): Promise<T[]> {
+    return client(await this.pool()).all<T>(sql, params);
   }
 
-  run(sql: string, params?: unknown[]) {
-    return this.direct.run(sql, params);
+  async run(sql: string, params?: unknown[]) {
+    return client(await this.pool()).run(sql, params);
   }
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-    const conn = await this.pool.connect();
+    const conn = await (await this.pool()).connect();
     try {
       await conn.query('BEGIN');
       const result = await fn(client(conn));
@@ -61,7 +68,8 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async listen(channel: string, fn: (payload: string) => void): Promise<void> {
-    this.listener = new pg.Client({ connectionString: this.url });
+    const { default: driver } = await import('pg');
+    this.listener = new driver.Client({ connectionString: this.url });
     this.listener.on('error', () => undefined);
     await this.listener.connect();
     this.listener.on('notification', (msg) => {
@@ -72,6 +80,7 @@ export class PostgresDriver implements SqlDriver {
 
   async close(): Promise<void> {
     await this.listener?.end().catch(() => undefined);
-    await this.pool.end();
+    // A pool never made has nothing to end.
+    if (this.pooled) await (await this.pooled).end();
   }
 }
