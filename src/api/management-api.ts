@@ -21,7 +21,7 @@ import { Urls } from '../render/links.js';
 import { printJson } from '../render/json-text.js';
 import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
-import type { Searcher } from '../render/search.js';
+import type { SearchParts, Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
 import type { AuditNote } from '../security/audit.js';
 import { authorize } from '../security/authorize.js';
@@ -163,10 +163,10 @@ export class ManagementApi {
     this.parts.domain.changes.changed();
   }
 
-  /** The read cache's figures: entries, bytes held, hits and misses since start. */
-  get readCache(): { entries: number; bytes: number; hits: number; misses: number } {
+  /** The read cache's figures: entries, bytes held, hits and misses since start; parts of searches taken from it. */
+  get readCache(): { entries: number; bytes: number; hits: number; misses: number; partHits: number } {
     const c = this.parts.cache;
-    return { entries: c.size, bytes: c.heldBytes, hits: c.hits, misses: c.misses };
+    return { entries: c.size, bytes: c.heldBytes, hits: c.hits, misses: c.misses, partHits: c.partHits };
   }
 
   /**
@@ -292,7 +292,9 @@ export class ManagementApi {
       const hit = this.parts.cache.get(slot.key);
       if (hit) return this.tagged(caller, { body: undefined, bytes: hit.bytes, etag: hit.etag }, `'${at.rest.join('/')}'`);
     }
-    const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined, slot?.watch);
+    // A streamed search keeps the parts of its answer that show no moving figures (the read cache's parts).
+    const searchWatch = method === 'POST' && at.api === 'appserver' && view.stream === true && at.rest[at.rest.length - 1] === 'search' ? { figures: false, volatile: false } : undefined;
+    const place = await this.place(caller, at, true, method, view, 'body' in input ? input.body : undefined, slot?.watch ?? searchWatch);
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
     if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
@@ -304,7 +306,7 @@ export class ManagementApi {
           evaluate(caller.conditions, this.tagOf(this.parts.resolver.resolve(place.refresh(), place.segments, place.version), ctx), false, what);
         }
       : undefined;
-    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true, slot);
+    return this.dispatch(method, caller, target, ctx, input, precondition ? { precondition } : {}, what, view.stream === true, slot, searchWatch);
   }
 
   /**
@@ -500,7 +502,7 @@ export class ManagementApi {
     throw methodNotAllowed(method, ['GET', ...(writer.updates(node) ? ['POST'] : []), ...(writer.deletes(node) ? ['DELETE'] : [])]);
   }
 
-  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean, slot?: CacheSlot): Promise<Answer> {
+  private async dispatch(method: string, caller: Caller, target: Target, ctx: RenderContext, input: Input, conditions: { precondition?: () => void }, what: string, stream: boolean, slot?: CacheSlot, searchWatch?: ReadWatch): Promise<Answer> {
     const { renderer, recorder } = this.parts;
     const reads = method === 'GET' || method === 'HEAD';
     const write: WriteContext = { principal: caller.principal, session: caller.session ?? DEFAULT_SESSION, ...conditions };
@@ -589,7 +591,15 @@ export class ManagementApi {
         // A search's answer is made for its query; it has no entity tag to compare.
         evaluate(caller.conditions, undefined, false, what);
         const query = bodyObject(body, 'search query');
-        return ok(stream ? this.parts.searcher.stream(target.node, query, ctx) : this.parts.searcher.search(target.node, query, ctx));
+        if (!stream) return ok(this.parts.searcher.search(target.node, query, ctx));
+        const { cache } = this.parts;
+        const parts: SearchParts | undefined = searchWatch && {
+          watch: searchWatch,
+          get: (key) => cache.getPart(key),
+          ticket: () => cache.ticket(),
+          put: (key, text, ticket) => cache.putPart(key, text, ticket as ReadTicket),
+        };
+        return ok(this.parts.searcher.stream(target.node, query, ctx, parts));
     }
   }
 

@@ -56,6 +56,13 @@ export class ReadCache {
   private generation = 0;
   hits = 0;
   misses = 0;
+  /**
+   * Parts of searches' answers (the text of one child of a server's runtime root, for one query
+   * node), by the same rule as whole answers but never one that shows figures; an eighth of the bytes.
+   */
+  private parts = new Map<string, string>();
+  private partBytes = 0;
+  partHits = 0;
 
   constructor(
     private readonly limits: ReadCacheLimits,
@@ -65,6 +72,10 @@ export class ReadCache {
   /** Forgets every answer (the domain changed). */
   clear(): void {
     this.generation++;
+    if (this.parts.size > 0) {
+      this.parts = new Map();
+      this.partBytes = 0;
+    }
     if (this.entries.size === 0) return;
     this.entries = new Map();
     this.bytes = 0;
@@ -121,6 +132,36 @@ export class ReadCache {
     while (this.bytes > this.limits.maxBytes) {
       const [oldest, e] = this.entries.entries().next().value as [string, Entry];
       this.drop(oldest, e);
+    }
+  }
+
+  /** A part of a search's answer kept by `putPart`. */
+  getPart(key: string): string | undefined {
+    const text = this.parts.get(key);
+    if (text !== undefined) {
+      this.partHits++;
+      this.parts.delete(key);
+      this.parts.set(key, text);
+    }
+    return text;
+  }
+
+  /** Keeps a part of a search's answer rendered since `ticket` (showing no figures), unless the domain moved since. */
+  putPart(key: string, text: string, ticket: ReadTicket): void {
+    const size = 2 * (text.length + key.length);
+    const budget = this.limits.maxBytes / 8;
+    if (size > this.limits.maxEntryBytes || size > budget || ticket.generation !== this.generation) return;
+    const old = this.parts.get(key);
+    if (old !== undefined) {
+      this.parts.delete(key);
+      this.partBytes -= 2 * (old.length + key.length);
+    }
+    this.parts.set(key, text);
+    this.partBytes += size;
+    while (this.partBytes > budget) {
+      const [oldest, t] = this.parts.entries().next().value as [string, string];
+      this.parts.delete(oldest);
+      this.partBytes -= 2 * (t.length + oldest.length);
     }
   }
 

@@ -32,6 +32,41 @@ interface QueryNode {
 interface ChildQuery {
   name: string;
   query: QueryNode;
+  /** The child's query as sent, as text: part of the key of its kept parts. */
+  text: string;
+}
+
+/**
+ * Where the text of a server's runtime root's children is kept between searches (the read
+ * cache's parts): what one child prints for one query node depends only on the domain's state,
+ * the root, the request's URLs, version and reader, and the depth it is printed at.
+ */
+export interface SearchParts {
+  /** Set by the render when it shows figures that move (the request's read watch). */
+  readonly watch: { figures: boolean; volatile: boolean };
+  get(key: string): string | undefined;
+  /** Taken when a part's rendering begins. */
+  ticket(): unknown;
+  /** Keeps a part rendered since `ticket`, unless the domain changed since or it showed figures. */
+  put(key: string, text: string, ticket: unknown): void;
+}
+
+/**
+ * The longest part kept, in characters: a server's part of an exporter's answer is a few KiB; a
+ * larger one (a domain with thousands of applications) is printed every time rather than held
+ * twice in memory while it streams.
+ */
+const PART_CHARS = 64 * 1024;
+
+/** A part being printed, to be kept once its frame is done (`text` undefined: too long to keep). */
+interface Capture {
+  key: string;
+  frame: Frame;
+  text: string | undefined;
+  ticket: unknown;
+  /** The watch's flags before the part began (the part is judged on its own). */
+  figures: boolean;
+  volatile: boolean;
 }
 
 /** Text printed before the walk hands a piece over (and may be paused). */
@@ -58,6 +93,11 @@ interface ItemsFrame {
 }
 
 type Frame = BeanFrame | ItemsFrame;
+
+function keep(capture: Capture, piece: string): void {
+  if (capture.text === undefined) return;
+  capture.text = capture.text.length + piece.length > PART_CHARS ? undefined : capture.text + piece;
+}
 
 function beanFrame(node: BeanNode, query: QueryNode, depth: number): BeanFrame {
   return { kind: 'bean', node, query, depth, out: new ObjectText(depth), next: -1 };
@@ -105,7 +145,7 @@ function compile(query: Json, ctx: RenderContext, where: string, late: { value: 
   const list: ChildQuery[] = [];
   for (const [name, sub] of Object.entries(children as Json)) {
     const subQuery = sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? (sub as Json) : {};
-    list.push({ name, query: compile(subQuery, ctx, `${where} in children.${name}`, late) });
+    list.push({ name, query: compile(subQuery, ctx, `${where} in children.${name}`, late), text: JSON.stringify(subQuery) });
   }
   node.children = list;
   return node;
@@ -126,10 +166,18 @@ export class Searcher {
    * The search's result printed bean by bean, the same text `printJson(search(...))` gives. The
    * query is read (and refused, when wrong) before this returns.
    */
-  stream(node: BeanNode, query: Json, ctx: RenderContext): StreamedJson {
+  stream(node: BeanNode, query: Json, ctx: RenderContext, parts?: SearchParts): StreamedJson {
     const late = { value: false };
     const compiled = compile(query, ctx, '', late);
-    return new StreamedJson(this.text(node, compiled), { whole: late.value });
+    return new StreamedJson(this.text(node, compiled, parts), { whole: late.value });
+  }
+
+  /** The key of a part: the child of a server's runtime root, for its query, as this request prints it. */
+  private partKey(node: BeanNode, child: ChildQuery, depth: number): string | undefined {
+    const root = node.root;
+    if (node.key !== '' || root.server === undefined || root.filter) return undefined;
+    const { ctx } = child.query;
+    return `${root.name}\n${root.server}\n${root.restricted === true}\n${ctx.version}\n${ctx.productionMode}\n${ctx.urls.href(node.path)}\n${depth}\n${child.name}\n${child.text}`;
   }
 
   private object(node: BeanNode, query: QueryNode): Json {
@@ -147,45 +195,89 @@ export class Searcher {
    * The result as text, in pieces of about `PIECE_CHARS`: a walk with a stack of its own (no
    * generator per bean), so it can stop after any bean and go on from there.
    */
-  private *text(root: BeanNode, query: QueryNode): Generator<string, void, undefined> {
+  private *text(root: BeanNode, query: QueryNode, parts?: SearchParts): Generator<string, void, undefined> {
     const stack: Frame[] = [beanFrame(root, query, 0)];
+    // The part being printed (one at a time: parts are children of a server's root, never nested).
+    let capture: Capture | undefined;
+    const done = (frame: Frame) => {
+      if (capture?.frame !== frame) return;
+      const { watch } = parts!;
+      if (!watch.figures && !watch.volatile && capture.text !== undefined) parts!.put(capture.key, capture.text, capture.ticket);
+      watch.figures ||= capture.figures;
+      watch.volatile ||= capture.volatile;
+      capture = undefined;
+    };
     while (stack.length > 0) {
       let text = '';
       while (stack.length > 0 && text.length < PIECE_CHARS) {
         const frame = stack[stack.length - 1]!;
+        let piece: string;
         if (frame.kind === 'items') {
           if (frame.next < frame.items.length) {
-            text += frame.list.before(frame.next);
+            piece = frame.list.before(frame.next);
             stack.push(beanFrame(frame.items[frame.next++]!, frame.query, frame.list.elementDepth));
+            text += piece;
+            if (capture) keep(capture, piece);
           } else {
-            text += frame.list.close() + frame.wrapper.close();
+            piece = frame.list.close() + frame.wrapper.close();
             stack.pop();
+            text += piece;
+            if (capture) keep(capture, piece);
+            done(frame);
           }
           continue;
         }
+        piece = '';
         if (frame.next === -1) {
-          text += frame.out.members(this.renderer.bean(frame.node, frame.query.ctx));
+          piece = frame.out.members(this.renderer.bean(frame.node, frame.query.ctx));
           frame.next = 0;
         }
         const child = frame.query.children[frame.next++];
         if (child === undefined) {
-          text += frame.out.close();
+          piece += frame.out.close();
           stack.pop();
+          text += piece;
+          if (capture) keep(capture, piece);
+          done(frame);
+          continue;
+        }
+        const key = parts && !capture ? this.partKey(frame.node, child, frame.depth) : undefined;
+        const kept = key === undefined ? undefined : parts!.get(key);
+        if (kept !== undefined) {
+          piece += frame.out.open(child.name) + kept;
+          text += piece;
           continue;
         }
         const target = this.target(frame.node, child);
-        if (target === undefined) continue;
-        text += frame.out.open(child.name);
-        if ('single' in target) {
-          if (target.single) stack.push(beanFrame(target.single, child.query, frame.depth + 1));
-          else text += 'null';
+        if (target === undefined) {
+          text += piece;
+          if (capture) keep(capture, piece);
           continue;
         }
-        // A collection is `{"items": [...]}`.
-        const wrapper = new ObjectText(frame.depth + 1);
-        const list = new ObjectArrayText(target.items.length, frame.depth + 2);
-        text += wrapper.open('items') + list.open();
-        stack.push({ kind: 'items', items: target.items, next: 0, query: child.query, wrapper, list });
+        piece += frame.out.open(child.name);
+        text += piece;
+        if (capture) keep(capture, piece);
+        piece = '';
+        let next: Frame | undefined;
+        if ('single' in target) {
+          if (target.single) next = beanFrame(target.single, child.query, frame.depth + 1);
+          else piece = 'null';
+        } else {
+          // A collection is `{"items": [...]}`.
+          const wrapper = new ObjectText(frame.depth + 1);
+          const list = new ObjectArrayText(target.items.length, frame.depth + 2);
+          piece = wrapper.open('items') + list.open();
+          next = { kind: 'items', items: target.items, next: 0, query: child.query, wrapper, list };
+        }
+        if (key !== undefined && next !== undefined) {
+          const { watch } = parts!;
+          capture = { key, frame: next, text: '', ticket: parts!.ticket(), figures: watch.figures, volatile: watch.volatile };
+          watch.figures = false;
+          watch.volatile = false;
+        }
+        text += piece;
+        if (capture) keep(capture, piece);
+        if (next) stack.push(next);
       }
       yield text;
     }
