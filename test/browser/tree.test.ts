@@ -207,7 +207,7 @@ describe('the console: Browse', { skip }, () => {
     await secret.fill('x');
     await bean.locator('#save:enabled').waitFor();
     await secret.fill('');
-    await bean.locator('#save:disabled').waitFor();
+    await bean.locator('.bean-editor[aria-busy="false"] #save:disabled').waitFor();
     // A value the server refuses is explained, and nothing is saved.
     await bean.locator('#p-listenPort').fill('70000');
     await bean.locator('#save').click();
@@ -217,7 +217,7 @@ describe('the console: Browse', { skip }, () => {
     await cluster.selectOption({ label: 'clusters/cluster2' });
     await secret.fill('k3y-s3cret');
     await bean.locator('#save').click();
-    await bean.locator('#save:disabled').waitFor();
+    await bean.locator('.bean-editor[aria-busy="false"] #save:disabled').waitFor();
     assert.equal(await bean.getByRole('alert').count(), 0);
     // The secret went into the session, and the page does not show it back.
     assert.equal(await secret.inputValue(), '');
@@ -261,7 +261,7 @@ describe('the console: Browse', { skip }, () => {
     assert.deepEqual(await targets.locator('option:checked').allInnerTexts(), ['clusters/cluster1']);
     await targets.selectOption([{ label: 'clusters/cluster1' }, { label: 'servers/ms2' }]);
     await page.locator('#save').click();
-    await page.locator('#save:disabled').waitFor();
+    await page.locator('.bean-editor[aria-busy="false"] #save:disabled').waitFor();
     const saved = (await call(`${srv.latest}/edit/appDeployments/benefits?fields=targets&links=none`)).json.targets;
     assert.deepEqual(saved.map((t: { identity: string[] }) => t.identity.join('/')).sort(), ['clusters/cluster1', 'servers/ms2']);
     await page.context().close();
@@ -280,7 +280,7 @@ describe('the console: Browse', { skip }, () => {
     assert.match(await bean.locator('.bean-editor .buttons').innerText(), /Not JSON yet: properties/);
     await bean.locator('#p-properties').fill('[]');
     await bean.locator('#save').click();
-    await bean.locator('#save:disabled').waitFor();
+    await bean.locator('.bean-editor[aria-busy="false"] #save:disabled').waitFor();
     assert.equal(await bean.getByRole('alert').count(), 0);
     const read = (await call(`${srv.origin}/management/lifecycle/latest/runtimes/db1?links=none`)).json;
     assert.equal(read.hostName, 'dbhost2');

@@ -226,7 +226,8 @@ export function BeanEditor({ url, editable, onSaved, refresh }) {
   const properties = (bean.description.properties || []).filter((p) => !wanted || p.name.toLowerCase().includes(wanted));
   const changed = Object.keys(edits).length;
   const unparsed = Object.keys(edits).filter((k) => edits[k] === UNPARSED);
-  return html`<div class="bean-editor" data-editable=${editable ? 'true' : 'false'}>
+  // aria-busy while a save is on its way and the bean is read again: screen readers (and tests) wait for it.
+  return html`<div class="bean-editor" data-editable=${editable ? 'true' : 'false'} aria-busy=${busy ? 'true' : 'false'}>
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <label class="prop-filter">Filter properties <input type="search" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></label>
     <table class="properties" aria-label="Properties"><tbody>${properties.map((p) => {
