@@ -70,7 +70,7 @@ async function createDataSource(name: string, spec: DataSourceSpec): Promise<voi
     ['edit/JDBCSystemResources', { name, targets: spec.targets ?? ADMIN_SERVER }],
     [jr, { datasourceType: 'GENERIC' }],
     [`${jr}/JDBCDataSourceParams`, { JNDINames: [`jdbc/${name}`] }],
-    [`${jr}/JDBCDriverParams`, { driverName: spec.url.startsWith('jdbc:postgresql') ? 'org.postgresql.Driver' : 'oracle.jdbc.OracleDriver', url: spec.url, ...(spec.password !== undefined ? { password: spec.password } : {}) }],
+    [`${jr}/JDBCDriverParams`, { driverName: spec.url.startsWith('jdbc:postgresql') ? 'org.postgresql.Driver' : 'thin.jdbc.Driver', url: spec.url, ...(spec.password !== undefined ? { password: spec.password } : {}) }],
     ...Object.entries({ ...(spec.user !== undefined ? { user: spec.user } : {}), ...spec.properties }).map(([k, v]): [string, unknown] => [`${jr}/JDBCDriverParams/properties/properties`, { name: k, value: v }]),
     ...(spec.pool ? [[`${jr}/JDBCConnectionPoolParams`, spec.pool] as [string, unknown]] : []),
     ['edit/changeManager/activate', {}],
@@ -136,21 +136,21 @@ describe('a data source whose database cannot be reached', () => {
     for (const secret of ['url-secret-1', 'sealed-secret-1']) assert.ok(!everything.includes(secret), `${secret} was shown`);
   });
 
-  test('an Oracle URL at a closed port is checked by TCP: Unhealthy; once something listens there, testPool passes and it runs', async () => {
+  test('a thin-driver URL at a closed port is checked by TCP: Unhealthy; once something listens there, testPool passes and it runs', async () => {
     const port = await closedPort();
-    await createDataSource('closedOracle', { url: `jdbc:oracle:thin:@//127.0.0.1:${port}/ORCL`, user: 'scott' });
-    const rt = await settled('closedOracle');
+    await createDataSource('closedThin', { url: `jdbc:oracle:thin:@//127.0.0.1:${port}/ORCL`, user: 'scott' });
+    const rt = await settled('closedThin');
     assert.equal(rt.state, 'Unhealthy');
     // The database's maker is the product vendor's brand, which the server never writes itself.
     assert.equal(rt.databaseProductName, null);
-    assert.match((await testPool('closedOracle'))!, /ECONNREFUSED/);
+    assert.match((await testPool('closedThin'))!, /ECONNREFUSED/);
     // The database comes up on that port: the next test passes, and the data source runs again.
     const server = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     listeners.push(server);
-    assert.equal(await testPool('closedOracle'), null);
-    assert.equal((await runtime('closedOracle')).state, 'Running');
-    assert.ok(!(await jdbcHealth()).symptoms.some((s) => s.instanceId === 'closedOracle'));
+    assert.equal(await testPool('closedThin'), null);
+    assert.equal((await runtime('closedThin')).state, 'Running');
+    assert.ok(!(await jdbcHealth()).symptoms.some((s) => s.instanceId === 'closedThin'));
   });
 
   test('a port that accepts but never answers: the attempt ends after the connectTimeout property', async () => {

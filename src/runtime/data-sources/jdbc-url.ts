@@ -41,7 +41,8 @@ export function parseJdbcUrl(url: unknown): DatabaseAddress | UnusableUrl {
   const lower = url.toLowerCase();
   if (!lower.startsWith('jdbc:')) return { problem: "its URL does not start with 'jdbc:'" };
   const rest = url.slice(5);
-  if (/^oracle:thin:@/i.test(rest)) return oracle(rest.slice(rest.indexOf('@') + 1));
+  // The thin driver's URLs: the protocol's own prefix, as users write it.
+  if (/^oracle:thin:@/i.test(rest)) return thinDriver(rest.slice(rest.indexOf('@') + 1));
   if (/^sybase:tds:/i.test(rest)) return hostPort(rest.slice('sybase:Tds:'.length).split('/')[0]!, 5000, 'Sybase', 'sybase');
   if (/^postgresql:(?!\/\/)/i.test(rest)) {
     // jdbc:postgresql:database, jdbc:postgresql:/ : the local server on the default port.
@@ -99,11 +100,11 @@ function hostPort(text: string, defaultPort: number, product: string | undefined
 }
 
 /**
- * The Oracle thin driver's forms: `host:port:SID`, `host:port/service`, `//host:port/service`, and a
+ * The thin driver's forms: `host:port:SID`, `host:port/service`, `//host:port/service`, and a
  * connect descriptor `(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=h)(PORT=p))...)`, whose first
  * address is the one checked.
  */
-function oracle(target: string): DatabaseAddress | UnusableUrl {
+function thinDriver(target: string): DatabaseAddress | UnusableUrl {
   if (target.startsWith('(')) {
     const host = /\(\s*HOST\s*=\s*([^)\s]+)\s*\)/i.exec(target)?.[1];
     const port = /\(\s*PORT\s*=\s*([^)\s]+)\s*\)/i.exec(target)?.[1];
