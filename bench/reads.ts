@@ -12,6 +12,22 @@ import type { BenchStore } from './stores.js';
 
 export const AUTH = { authorization: `Basic ${Buffer.from('admin:welcome1').toString('base64')}`, accept: 'application/json' };
 
+/** What a monitoring exporter asks of every running server. */
+export const EXPORTER_QUERY = {
+  fields: [],
+  links: [],
+  children: {
+    serverRuntimes: {
+      fields: ['name', 'state'],
+      links: [],
+      children: {
+        applicationRuntimes: { fields: ['name'], links: [], children: { componentRuntimes: { fields: ['name', 'deploymentState'], links: [] } } },
+        threadPoolRuntime: { fields: ['completedRequestCount', 'stuckThreadCount'], links: [] },
+      },
+    },
+  },
+};
+
 export interface BenchServer {
   server: RunningServer;
   base: string;
@@ -73,21 +89,7 @@ export async function benchReads(store: BenchStore): Promise<string[]> {
   // A monitoring exporter's query on 100 running servers with 20 applications each.
   const big = await benchServer(store, { servers: 100, clusters: 10, partitions: 10, applications: 200, running: true });
   try {
-    const query = {
-      fields: [],
-      links: [],
-      children: {
-        serverRuntimes: {
-          fields: ['name', 'state'],
-          links: [],
-          children: {
-            applicationRuntimes: { fields: ['name'], links: [], children: { componentRuntimes: { fields: ['name', 'deploymentState'], links: [] } } },
-            threadPoolRuntime: { fields: ['completedRequestCount', 'stuckThreadCount'], links: [] },
-          },
-        },
-      },
-    };
-    lines.push(await compare('POST domainRuntime/search (100 servers x 20 apps)', store, `${big.base}/domainRuntime/search`, 1, query));
+    lines.push(await compare('POST domainRuntime/search (100 servers x 20 apps)', store, `${big.base}/domainRuntime/search`, 1, EXPORTER_QUERY));
   } finally {
     await big.close();
   }

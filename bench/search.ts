@@ -3,30 +3,17 @@
 // query over a 1000-server domain with 100 running servers (about 23 MB) at four connections, with
 // a single-bean GET alongside, whose latency and errors say whether the large answers starve it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { initDataDir } from '../src/cli/server.js';
 import { serialize } from '../src/http/send.js';
 import { type LoadResult, load, report } from './harness.js';
-import { AUTH, benchServer } from './reads.js';
+import { adminEnv, BIN, statusMiB, stopChild } from './processes.js';
+import { AUTH, benchServer, EXPORTER_QUERY } from './reads.js';
 import type { BenchStore } from './stores.js';
 import { BIG } from './topology.js';
-
-const BIN = fileURLToPath(new URL('../../bin/appserver-admin.js', import.meta.url));
-
-function adminEnv(): void {
-  process.env.APPSERVER_ADMIN_USER = 'admin';
-  process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
-}
-
-/** A figure of /proc/<pid>/status in MiB (VmRSS: resident now; VmHWM: the peak since the last reset). */
-function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
-  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
-}
 
 /** Starts the peak resident memory of the process afresh (Linux: clear_refs 5). */
 function resetPeak(pid: number): void {
@@ -47,35 +34,6 @@ async function ready(url: string, child: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-/** Ends the server we started and waits for it to go. */
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** What a monitoring exporter asks of every running server. */
-export const EXPORTER_QUERY = {
-  fields: [],
-  links: [],
-  children: {
-    serverRuntimes: {
-      fields: ['name', 'state'],
-      links: [],
-      children: {
-        applicationRuntimes: { fields: ['name'], links: [], children: { componentRuntimes: { fields: ['name', 'deploymentState'], links: [] } } },
-        threadPoolRuntime: { fields: ['completedRequestCount', 'stuckThreadCount'], links: [] },
-      },
-    },
-  },
-};
 
 const POST = { ...AUTH, 'content-type': 'application/json', 'x-requested-by': 'bench' };
 
@@ -132,7 +90,7 @@ export async function benchSearch(store: BenchStore): Promise<string[]> {
     const url = `${base}/domainRuntime/search`;
     // The first search makes the running servers' runtime trees (they are made when first read).
     const bytes = (await (await fetch(url, { method: 'POST', headers: POST, body })).arrayBuffer()).byteLength;
-    const warm = status(child.pid!, 'VmRSS');
+    const warm = statusMiB(child.pid!, 'VmRSS');
     const seconds = Math.max(20, 3 * Number(process.env.BENCH_SECONDS ?? 5));
     const get = { url: `${base}/serverConfig/servers/ms1`, headers: AUTH, connections: 1, durationSeconds: seconds };
     const alone = await load('GET serverConfig/servers/ms1 alone', get);
@@ -143,7 +101,7 @@ export async function benchSearch(store: BenchStore): Promise<string[]> {
       load(`POST domainRuntime/search (${mib(bytes)}) on ${store.label} (4 connections)`, { url, ...heavy }),
       load('GET serverConfig/servers/ms1 alongside', get),
     ]);
-    const peak = status(child.pid!, 'VmHWM');
+    const peak = statusMiB(child.pid!, 'VmHWM');
     searches.peakRssMiB = Math.round(peak);
     during.peakRssMiB = Math.round(peak);
     lines.push(report(during, alone, `GET ms1 while four ${mib(bytes)} searches stream (1000 servers, 100 running)`, store.label));
@@ -157,7 +115,7 @@ export async function benchSearch(store: BenchStore): Promise<string[]> {
     }
     lines.push(report(searches, baseline, `search of ${mib(bytes)} (1000 servers, 100 running), 4 connections; server RSS ${Math.round(warm)} MiB warm before`, store.label));
   } finally {
-    await stop(child);
+    await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
   return lines;

@@ -9,14 +9,14 @@
 //   runtime without pause (the activations measured again meanwhile) and counts what it did not
 //   get (503s) and how long it waited. The restart also reports the CPU time the process used.
 // Goals (issue 18): first 200 in < 1 s, idle RSS < 200 MB; such an activation < 50 ms, no 503.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { initDataDir, startServer } from '../src/cli/server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../src/domain/generate.js';
 import { rows } from './harness.js';
+import { adminEnv, BIN, statusMiB, stopChild } from './processes.js';
 import type { BenchStore } from './stores.js';
 
 /** The domain of the issue: 1,000 servers in 10 clusters, 5,000 applications, cluster0's 100 servers running. */
@@ -24,15 +24,9 @@ export const BIG: DomainSize = { ...DEFAULT_SIZE, running: 100 };
 
 const AUTH = `Basic ${Buffer.from('admin:welcome1').toString('base64')}`;
 const HEADERS = { authorization: AUTH, 'content-type': 'application/json', 'x-requested-by': 'bench', accept: 'application/json' };
-const BIN = fileURLToPath(new URL('../../bin/appserver-admin.js', import.meta.url));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function adminEnv(): void {
-  process.env.APPSERVER_ADMIN_USER = 'admin';
-  process.env.APPSERVER_ADMIN_PASSWORD = 'welcome1';
-}
 
 /** A data directory holding the domain (the demo domain: made by a first start). */
 async function prepare(size: DomainSize | 'demo', storeUrl: string | undefined): Promise<string> {
@@ -48,24 +42,6 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // After the command: state is field 3, utime field 14 and stime field 15 of the whole line.
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
-}
-
-/** Ends a child we started and waits for it to go. */
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 interface Restart {
@@ -99,9 +75,9 @@ async function restart(dataDir: string, storeUrl: string | undefined, port: numb
     const firstOkMs = performance.now() - began;
     const cpu = cpuMs(child.pid!);
     await sleep(2000);
-    return { firstOkMs, cpuMs: cpu, idleRssMiB: rssMiB(child.pid!) };
+    return { firstOkMs, cpuMs: cpu, idleRssMiB: statusMiB(child.pid!, 'VmRSS') };
   } finally {
-    await stop(child);
+    await stopChild(child);
   }
 }
 

@@ -48,10 +48,55 @@ export interface FigureClock {
   served(): number;
 }
 
+/** A map bounded by the bytes of what it holds: a use moves an entry last; the first go when full. */
+class ByteLru<V> {
+  private entries = new Map<string, V>();
+  bytes = 0;
+
+  constructor(
+    private readonly maxBytes: () => number,
+    private readonly sizeOf: (key: string, value: V) => number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The value at `key`, now the most recently used; undefined when absent. */
+  use(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.delete(key);
+    this.entries.set(key, value);
+    this.bytes += this.sizeOf(key, value);
+    while (this.bytes > this.maxBytes()) this.delete(this.entries.keys().next().value as string);
+  }
+
+  delete(key: string): void {
+    const old = this.entries.get(key);
+    if (old === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= this.sizeOf(key, old);
+  }
+
+  clear(): void {
+    if (this.entries.size === 0) return;
+    this.entries = new Map();
+    this.bytes = 0;
+  }
+}
+
 export class ReadCache {
-  /** Insertion order is use order: a hit moves its entry to the end. */
-  private entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries = new ByteLru<Entry>(
+    () => this.limits.maxBytes,
+    (key, entry) => entry.bytes.length + key.length * 2,
+  );
   /** Moves with every change of the domain. */
   private generation = 0;
   hits = 0;
@@ -60,8 +105,10 @@ export class ReadCache {
    * Parts of searches' answers (the text of one child of a server's runtime root, for one query
    * node), by the same rule as whole answers but never one that shows figures; an eighth of the bytes.
    */
-  private parts = new Map<string, string>();
-  private partBytes = 0;
+  private readonly parts = new ByteLru<string>(
+    () => this.limits.maxBytes / 8,
+    (key, text) => 2 * (text.length + key.length),
+  );
   partHits = 0;
 
   constructor(
@@ -72,13 +119,8 @@ export class ReadCache {
   /** Forgets every answer (the domain changed). */
   clear(): void {
     this.generation++;
-    if (this.parts.size > 0) {
-      this.parts = new Map();
-      this.partBytes = 0;
-    }
-    if (this.entries.size === 0) return;
-    this.entries = new Map();
-    this.bytes = 0;
+    this.parts.clear();
+    this.entries.clear();
   }
 
   get size(): number {
@@ -86,7 +128,7 @@ export class ReadCache {
   }
 
   get heldBytes(): number {
-    return this.bytes;
+    return this.entries.bytes;
   }
 
   /** The largest answer kept. */
@@ -100,18 +142,16 @@ export class ReadCache {
   }
 
   get(key: string): CachedRead | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.entries.use(key);
     if (entry === undefined) {
       this.misses++;
       return undefined;
     }
     if (entry.at !== undefined && (entry.at !== this.figures.now() || entry.served !== this.figures.served())) {
-      this.drop(key, entry);
+      this.entries.delete(key);
       this.misses++;
       return undefined;
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     this.hits++;
     return entry;
   }
@@ -124,49 +164,20 @@ export class ReadCache {
     const size = read.bytes.length + key.length * 2;
     if (watch.volatile || size > this.limits.maxEntryBytes || ticket.generation !== this.generation) return;
     if (watch.figures && (ticket.at !== this.figures.now() || ticket.served !== this.figures.served())) return;
-    const old = this.entries.get(key);
-    if (old) this.drop(key, old);
-    const entry: Entry = watch.figures ? { ...read, at: ticket.at, served: ticket.served } : { ...read };
-    this.entries.set(key, entry);
-    this.bytes += size;
-    while (this.bytes > this.limits.maxBytes) {
-      const [oldest, e] = this.entries.entries().next().value as [string, Entry];
-      this.drop(oldest, e);
-    }
+    this.entries.set(key, watch.figures ? { ...read, at: ticket.at, served: ticket.served } : { ...read });
   }
 
   /** A part of a search's answer kept by `putPart`. */
   getPart(key: string): string | undefined {
-    const text = this.parts.get(key);
-    if (text !== undefined) {
-      this.partHits++;
-      this.parts.delete(key);
-      this.parts.set(key, text);
-    }
+    const text = this.parts.use(key);
+    if (text !== undefined) this.partHits++;
     return text;
   }
 
   /** Keeps a part of a search's answer rendered since `ticket` (showing no figures), unless the domain moved since. */
   putPart(key: string, text: string, ticket: ReadTicket): void {
     const size = 2 * (text.length + key.length);
-    const budget = this.limits.maxBytes / 8;
-    if (size > this.limits.maxEntryBytes || size > budget || ticket.generation !== this.generation) return;
-    const old = this.parts.get(key);
-    if (old !== undefined) {
-      this.parts.delete(key);
-      this.partBytes -= 2 * (old.length + key.length);
-    }
+    if (size > this.limits.maxEntryBytes || size > this.limits.maxBytes / 8 || ticket.generation !== this.generation) return;
     this.parts.set(key, text);
-    this.partBytes += size;
-    while (this.partBytes > budget) {
-      const [oldest, t] = this.parts.entries().next().value as [string, string];
-      this.parts.delete(oldest);
-      this.partBytes -= 2 * (t.length + oldest.length);
-    }
-  }
-
-  private drop(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= entry.bytes.length + key.length * 2;
   }
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN } from '../support/server.js';
-import { browserSkip, launchBrowser } from '../support/browser.js';
+import { browserSkip, consoleSignIn, consoleTab, launchBrowser } from '../support/browser.js';
 import { type ControlServer, startControlServer } from '../support/control.js';
 import { addToEnvironment, association, createDatabase, createEnvironment, createRuntimePartition, createUserIn, type Http, lcOf, mOf } from '../support/lcm.js';
 
@@ -19,19 +19,11 @@ let browser: Browser;
 let lc: Http;
 
 async function consolePage(width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
-  page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
-  await page.goto(`${srv.origin}/console/`);
-  return page;
+  return consoleTab(browser, srv.origin, { width });
 }
 
 async function signIn(page: Page, user: string, password: string): Promise<void> {
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await consoleSignIn(page, user, password);
   await page.locator('#view-heading').waitFor();
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, call, startTestServer, type TestServer } from '../support/server.js';
-import { browserSkip, launchBrowser } from '../support/browser.js';
+import { browserSkip, consoleSignIn, consoleTab, launchBrowser } from '../support/browser.js';
 
 const skip = browserSkip();
 const AUTHN = 'serverConfig/securityConfiguration/realms/myrealm/authenticationProviders/DefaultAuthenticator';
@@ -15,21 +15,11 @@ let srv: TestServer;
 let browser: Browser;
 
 /** A new tab, without credentials: the console asks for them itself. */
-async function consolePage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  // A browser dialog for credentials would mean the console let the server challenge it.
-  page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
-  await page.goto(`${srv.origin}/console`);
-  return page;
+function consolePage(): Promise<Page> {
+  return consoleTab(browser, srv.origin);
 }
 
-async function signIn(page: Page, user: string, password: string): Promise<void> {
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = consoleSignIn;
 
 describe('the console in a browser', { skip }, () => {
   before(async () => {

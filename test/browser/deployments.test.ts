@@ -16,7 +16,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { ADMIN, basic, call, startTestServer, type TestServer } from '../support/server.js';
 import { runCli } from '../support/cli.js';
 import { storeFor } from '../support/store.js';
-import { browserSkip, launchBrowser } from '../support/browser.js';
+import { browserSkip, consoleSignIn, consoleTab, launchBrowser } from '../support/browser.js';
 import { type ControlServer, startControlServer } from '../support/control.js';
 import { makeZip, webXml } from '../support/zip.js';
 
@@ -45,15 +45,8 @@ let srv: ControlServer;
 let browser: Browser;
 
 async function consolePage(user: string, password: string, width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
-  page.on('pageerror', (e) => assert.fail(`a script error in the console: ${e.message}`));
-  await page.goto(`${srv.origin}/console/`);
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const page = await consoleTab(browser, srv.origin, { width });
+  await consoleSignIn(page, user, password);
   await page.getByRole('link', { name: 'Deployments' }).click();
   await page.locator('tr[data-app="benefits"]').waitFor();
   return page;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, call, startTestServer, type TestServer } from '../support/server.js';
-import { browserSkip, launchBrowser } from '../support/browser.js';
+import { browserSkip, consoleSignIn, consoleTab, launchBrowser } from '../support/browser.js';
 
 const skip = browserSkip();
 const AUTHN = 'serverConfig/securityConfiguration/realms/myrealm/authenticationProviders/DefaultAuthenticator';
@@ -22,14 +22,8 @@ async function post(path: string, body: unknown = {}): Promise<void> {
 
 /** A signed-in console tab at `hash`; the console's own form takes the credentials. */
 async function consoleAt(user: string, password: string, hash: string, width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  page.on('dialog', (d) => assert.fail(`a browser dialog: ${d.message()}`));
-  await page.goto(`${srv.origin}/console/${hash}`);
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const page = await consoleTab(browser, srv.origin, { width, path: hash });
+  await consoleSignIn(page, user, password);
   await page.locator('.who').waitFor();
   return page;
 }
