@@ -250,3 +250,24 @@ test('a wrong query is refused whole before any byte, wherever in the query it i
   const [children] = errorDetails(await search('domainRuntime/search', { children: { serverRuntimes: { children: [] } } }), 400, 'children not an object');
   assert.match(children!, /'children' must be an object in children\.serverRuntimes/);
 });
+
+test('a client that stops reading a large answer is cut after 30 s, and its place is free again', async () => {
+  const { socket, head } = await stalledSearch(monitor);
+  assert.match(head, /^HTTP\/1\.1 200/);
+  socket.on('error', () => undefined);
+  assert.equal(largeAnswers.underWay('watcher'), 1);
+  // Never read again: within a bounded wait the server gives up on the answer and its place.
+  for (let i = 0; i < 240 && largeAnswers.underWay('watcher') > 0; i++) await new Promise((r) => setTimeout(r, 250));
+  assert.equal(largeAnswers.underWay('watcher'), 0, 'the stalled answer still holds its place after 60 s');
+  // The connection was closed as well: reading what was queued ends it, short of the whole answer.
+  let received = 0;
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('data', (chunk: Buffer) => (received += chunk.length));
+  socket.resume();
+  const cut = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+  socket.destroy();
+  assert.ok(cut, 'the server left the stalled connection open');
+  const whole = await search('domainRuntime/search', EVERYTHING, monitor);
+  assert.equal(whole.status, 200);
+  assert.ok(received < Buffer.byteLength(whole.text), `received ${received} bytes of ${Buffer.byteLength(whole.text)}`);
+});
