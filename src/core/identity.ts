@@ -11,14 +11,24 @@ export function segmentKey(segment: string): string {
   return encodeURIComponent(segment);
 }
 
+/**
+ * The key as one flat string. Joining strings makes a chain of pieces that the engine keeps beside
+ * the flat copy it makes when the key is first hashed: trees hold hundreds of thousands of keys,
+ * and the chains would double what they cost. A key never starts or ends with white space
+ * (segments are percent-encoded), so trimming changes nothing but the string's layout.
+ */
+function flat(key: string): string {
+  return key.trim();
+}
+
 /** Key of a child (singleton or collection) of the bean at `parentKey`. */
 export function childKey(parentKey: string, prop: string): string {
-  return parentKey === ROOT_KEY ? prop : `${parentKey}/${prop}`;
+  return parentKey === ROOT_KEY ? prop : flat(`${parentKey}/${prop}`);
 }
 
 /** Key of the item `name` of the collection at `collectionKey`. */
 export function itemKey(collectionKey: string, name: string): string {
-  return `${collectionKey}/${segmentKey(name)}`;
+  return flat(`${collectionKey}/${segmentKey(name)}`);
 }
 
 /** Key of the bean with this identity. */

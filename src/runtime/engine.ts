@@ -33,6 +33,7 @@ import {
   partitionDetailed,
   partitionWire,
 } from './state.js';
+import { okHealth } from './health.js';
 
 const R = 'appserver.management.runtime.';
 
@@ -47,7 +48,6 @@ export interface EditSessionView {
 }
 
 export const PRODUCT_VERSION = 'AppServer Server 12.2.1.3.0';
-const OK_HEALTH = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] });
 
 /** States in which a server answers requests and has a runtime tree. */
 export const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'FORCE_SUSPENDING', 'SHUTTING_DOWN', 'FORCE_SHUTTING_DOWN']);
@@ -736,7 +736,8 @@ export class RuntimeEngine implements RuntimeFigures {
   private buildServerTree(server: NamedBean): BeanTree {
     const t = this.topology;
     const plan = this.planOf(server);
-    const b = new TreeBuilder(this.catalog, new BeanTree());
+    // Never stored, and a hundred of them may live at once: no order index, lists trimmed at the end.
+    const b = new TreeBuilder(this.catalog, new BeanTree({ stored: false }));
     const admin = server.name === t.adminServerName;
     const adminServer = t.server(t.adminServerName);
     const endpoints = this.endpoints(server.name);
@@ -764,22 +765,23 @@ export class RuntimeEngine implements RuntimeFigures {
       appserverHome: '/opt/appserver/server',
       appserverVersion: PRODUCT_VERSION,
       currentMachine: Array.isArray(server.values.machine) ? String(server.values.machine[1]) : '',
-      healthState: OK_HEALTH('ServerRuntime'),
-      overallHealthState: OK_HEALTH(null),
+      healthState: okHealth('ServerRuntime'),
+      overallHealthState: okHealth(null),
       patchList: [],
       restartRequired: this.state.restartRequired.has(server.name),
     });
-    b.singleton(root, 'threadPoolRuntime', { healthState: OK_HEALTH('threadpool') });
+    b.singleton(root, 'threadPoolRuntime', { healthState: okHealth('threadpool') });
     channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
-    b.item(root, 'workManagerRuntimes', 'default', { healthState: OK_HEALTH('workmanager') });
+    b.item(root, 'workManagerRuntimes', 'default', { healthState: okHealth('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     const baseURL = main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`;
     for (const app of plan.apps) this.applicationRuntime(b, root, connectors, server.name, app, baseURL);
-    const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: OK_HEALTH('JDBC') });
+    const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: okHealth('JDBC') });
     for (const ds of plan.dataSources) this.dataSourceRuntime(b, jdbc, ds);
     for (const { partition, dataSources } of plan.partitions) this.partitionRuntime(b, root, server.name, partition, dataSources);
     this.messaging.build(b, root, t, server.name);
     storeBeans(b, root, t, server.name);
+    b.tree.compact();
     return b.tree;
   }
 
@@ -791,12 +793,13 @@ export class RuntimeEngine implements RuntimeFigures {
 
   private applicationRuntime(b: TreeBuilder, parent: BeanRef, connectors: BeanRef, server: string, app: NamedBean, baseURL: string): void {
     const rt = b.item(parent, 'applicationRuntimes', app.name, {
+      name: app.name,
       applicationName: app.name,
       applicationVersion: null,
       internal: false,
       activeVersionState: 2,
-      healthState: OK_HEALTH(null),
-      overallHealthState: OK_HEALTH(null),
+      healthState: okHealth(null),
+      overallHealthState: okHealth(null),
     });
     const module = moduleTypeOf(app);
     const admin = this.appIntendedState(app.name) === 'STATE_ADMIN';
@@ -820,7 +823,7 @@ export class RuntimeEngine implements RuntimeFigures {
       activeVersion: true,
       connectionPoolCount: 1,
       inboundConnectionsCount: 0,
-      healthState: OK_HEALTH('connector'),
+      healthState: okHealth('connector'),
     };
     const type = `${R}ConnectorComponentRuntimeMBean`;
     const component = b.item(rt, 'componentRuntimes', app.name, values, type);
@@ -838,7 +841,7 @@ export class RuntimeEngine implements RuntimeFigures {
         shrinkingEnabled: true,
         shrinkPeriodMinutes: 15,
         loggingEnabled: false,
-        healthState: OK_HEALTH('connector'),
+        healthState: okHealth('connector'),
       });
     }
   }
@@ -855,7 +858,7 @@ export class RuntimeEngine implements RuntimeFigures {
     const pr = b.item(root, 'partitionRuntimes', p.name, {
       partitionID: p.values.partitionID ?? null,
       serverName: server,
-      overallHealthState: OK_HEALTH(null),
+      overallHealthState: okHealth(null),
     });
     const jdbc = b.singleton(pr, 'JDBCPartitionRuntime', {});
     for (const ds of dataSources) this.dataSourceRuntime(b, jdbc, ds);

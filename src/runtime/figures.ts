@@ -21,6 +21,7 @@ import {
   transactions,
   workManager,
 } from './workload.js';
+import { okHealth } from './health.js';
 
 /** What others feed the model with. */
 export interface WorkloadInputs {
@@ -48,7 +49,6 @@ const JAVA = { javaVersion: '1.8.0_402', javaVendor: 'OpenJDK', javaVMVendor: 'O
 
 const OS = { name: os.type(), version: os.release() };
 
-const HEALTH_OK = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] as unknown[] });
 
 export const DEFAULT_HEAP_MIB = 512;
 
@@ -144,8 +144,8 @@ export class WorkloadModel implements WorkloadFigures {
     const facts = this.facts.get(server);
     return {
       openSocketsCurrentCount: channel(server, facts?.servedChannel ?? 'Default[http]', t, this.served(server)).connectionsCount,
-      healthState: HEALTH_OK('ServerRuntime'),
-      overallHealthState: worst[0] ?? HEALTH_OK(null),
+      healthState: okHealth('ServerRuntime'),
+      overallHealthState: worst[0] ?? okHealth(null),
     };
   }
 
@@ -178,7 +178,7 @@ export class WorkloadModel implements WorkloadFigures {
     const t = this.elapsed(server);
     if (t === undefined) return undefined;
     const pool = threadPool(server, t, this.served(server));
-    return { ...pool, healthState: pool.healthState === 'ok' ? HEALTH_OK('threadpool') : this.poolHealth(server, pool.hoggingThreadCount), suspended: false };
+    return { ...pool, healthState: pool.healthState === 'ok' ? okHealth('threadpool') : this.poolHealth(server, pool.hoggingThreadCount), suspended: false };
   }
 
   channel(server: string, name: string): Record<string, unknown> | undefined {
@@ -210,17 +210,17 @@ export class WorkloadModel implements WorkloadFigures {
     const figures = workManager(`${server}/${app ?? ''}/${name}`, t);
     // The server's default work manager runs the requests its listener served.
     if (app === undefined && name === 'default') figures.completedRequests += this.served(server).requests;
-    return { ...figures, healthState: HEALTH_OK('workmanager') };
+    return { ...figures, healthState: okHealth('workmanager') };
   }
 
   persistentStore(server: string, name: string): Record<string, unknown> | undefined {
     const t = this.elapsed(server);
-    return t === undefined ? undefined : { ...persistentStore(server, name, t), healthState: HEALTH_OK(`PersistentStore.${name}`) };
+    return t === undefined ? undefined : { ...persistentStore(server, name, t), healthState: okHealth(`PersistentStore.${name}`) };
   }
 
   transactions(server: string): Record<string, unknown> | undefined {
     const t = this.elapsed(server);
-    return t === undefined ? undefined : { ...transactions(server, t), healthState: HEALTH_OK('JTA') };
+    return t === undefined ? undefined : { ...transactions(server, t), healthState: okHealth('JTA') };
   }
 
   /** A data source's connection figures: the real pool's where it has one, the model's for the rest. */

@@ -7,12 +7,12 @@
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { BeanRef, TreeBuilder } from '../tree/builder.js';
 import type { RuntimeState } from './state.js';
+import { okHealth } from './health.js';
 
 export type PauseKind = 'production' | 'insertion' | 'consumption';
 export const PAUSE_KINDS: readonly PauseKind[] = ['production', 'insertion', 'consumption'];
 
 const LABEL: Record<PauseKind, string> = { production: 'Production', insertion: 'Insertion', consumption: 'Consumption' };
-const OK_HEALTH = { state: 'ok', subsystemName: 'JMSServer', partitionName: null, symptoms: [] };
 
 export interface HostedDestination {
   /** `<module>!<destination>` */
@@ -60,9 +60,9 @@ export class Messaging {
   build(b: TreeBuilder, root: BeanRef, t: Topology, server: string): void {
     const hosted = this.jmsServersOn(t, server);
     if (hosted.length === 0) return;
-    const jms = b.singleton(root, 'JMSRuntime', { healthState: { ...OK_HEALTH, subsystemName: 'JMS' } });
+    const jms = b.singleton(root, 'JMSRuntime', { healthState: okHealth('JMS') });
     for (const j of hosted) {
-      const ref = b.item(jms, 'JMSServers', j.name, { healthState: OK_HEALTH });
+      const ref = b.item(jms, 'JMSServers', j.name, { healthState: okHealth('JMSServer') });
       for (const d of this.destinationsOf(t, j.name)) b.item(ref, 'destinations', d.name, { destinationType: d.type, state: 'advertised_in_local_jndi' });
     }
   }

@@ -6,9 +6,9 @@ import os from 'node:os';
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { BeanRef, TreeBuilder } from '../tree/builder.js';
 import type { EjbKind, Module } from './archives/modules.js';
+import { okHealth } from './health.js';
 
 const R = 'appserver.management.runtime.';
-const OK = (subsystemName: string | null) => ({ state: 'ok', subsystemName, partitionName: null, symptoms: [] });
 
 export interface ChannelPorts {
   host: string;
@@ -99,8 +99,11 @@ export function moduleBeans(b: TreeBuilder, app: BeanRef, server: string, appNam
     const moduleId = opts.standalone ? appName : m.uri;
     const common = { moduleId, deploymentState };
     if (m.kind === 'web') {
-      const component = b.item(app, 'componentRuntimes', `${server}_${m.contextRoot}`, {
-        ...common,
+      const componentName = `${server}_${m.contextRoot}`;
+      const component = b.item(app, 'componentRuntimes', componentName, {
+        name: componentName,
+        moduleId,
+        deploymentState,
         componentName: moduleId,
         applicationIdentifier: appName,
         contextRoot: m.contextRoot,
@@ -113,6 +116,7 @@ export function moduleBeans(b: TreeBuilder, app: BeanRef, server: string, appNam
       for (const s of m.servlets) {
         const path = s.urlPatterns.find((p) => p.startsWith('/')) ?? '';
         b.item(component, 'servlets', s.name, {
+          name: s.name,
           servletName: s.name,
           servletClassName: s.className,
           URLPatterns: s.urlPatterns,
@@ -127,13 +131,13 @@ export function moduleBeans(b: TreeBuilder, app: BeanRef, server: string, appNam
       for (const e of m.ejbs) b.item(component, 'EJBRuntimes', e.name, { EJBName: e.name }, EJB_TYPE[e.kind]);
     }
   }
-  b.item(app, 'workManagerRuntimes', 'default', { applicationName: appName, moduleName: null, partitionName: null, healthState: OK('workmanager') });
+  b.item(app, 'workManagerRuntimes', 'default', { name: 'default', applicationName: appName, moduleName: null, partitionName: null, healthState: okHealth('workmanager') });
 }
 
 /** The persistent stores the server hosts: its default store and the file and JDBC stores targeted to it. */
 export function storeBeans(b: TreeBuilder, root: BeanRef, t: Topology, server: string): void {
-  b.item(root, 'persistentStoreRuntimes', `_APPSERVER_${server}`, { healthState: OK('PersistentStore') });
+  b.item(root, 'persistentStoreRuntimes', `_APPSERVER_${server}`, { healthState: okHealth('PersistentStore') });
   for (const collection of ['fileStores', 'JDBCStores']) {
-    for (const store of t.placedOn(collection, server)) b.item(root, 'persistentStoreRuntimes', store.name, { healthState: OK('PersistentStore') });
+    for (const store of t.placedOn(collection, server)) b.item(root, 'persistentStoreRuntimes', store.name, { healthState: okHealth('PersistentStore') });
   }
 }

@@ -1,7 +1,7 @@
 // Bean trees held in memory: a record per materialised bean, addressed by a key built from its
 // identity. Lookups are one map access per path segment, whatever the size of the domain, and a
 // subtree is found through a children index, never by scanning the tree.
-import { ROOT_KEY, childKey, itemKey, ownerKey, upKey } from '../core/identity.js';
+import { ROOT_KEY, childKey, itemKey, lastSegment, ownerKey, upKey } from '../core/identity.js';
 
 /** One stored bean: its concrete type and the values explicitly set on it (REST names). */
 export interface BeanRecord {
@@ -20,10 +20,20 @@ export interface TreeSource {
 export class BeanTree implements TreeSource {
   private readonly beans = new Map<string, BeanRecord>();
   private readonly collections = new Map<string, string[]>();
-  /** owner key -> keys of the beans directly below it (singletons and collection items). */
-  private readonly kids = new Map<string, Set<string>>();
-  /** item key -> [collection key, name, order], so removal can unlist it and storage keep the order. */
-  private readonly placement = new Map<string, [string, string, number]>();
+  // The indexes are kept lean: a running server's runtime tree holds thousands of beans, and a
+  // hundred such trees live at once. Arrays cost a fraction of a Set, and an item's collection key
+  // and name are read back from its key instead of being kept beside it.
+  /** owner key -> keys of the beans directly below it (singletons and collection items), in order. */
+  private readonly kids = new Map<string, string[]>();
+  /**
+   * item key -> its order in its collection, so storage keeps the order (singletons have none).
+   * Trees that are never stored (runtime trees) keep none: an item's order is its place in its list.
+   */
+  private readonly order: Map<string, number> | undefined;
+
+  constructor(opts: { stored?: boolean } = {}) {
+    this.order = opts.stored === false ? undefined : new Map();
+  }
 
   bean(key: string): BeanRecord | undefined {
     return this.beans.get(key);
@@ -42,7 +52,7 @@ export class BeanTree implements TreeSource {
     this.beans.clear();
     this.collections.clear();
     this.kids.clear();
-    this.placement.clear();
+    this.order?.clear();
   }
 
   /** Stores a singleton child; returns its key. */
@@ -72,7 +82,7 @@ export class BeanTree implements TreeSource {
         const names = this.collections.get(collectionKey);
         if (names) names.push(name);
         else this.collections.set(collectionKey, [name]);
-        this.placement.set(key, [collectionKey, name, position]);
+        this.order?.set(key, position);
       }
       this.link(ownerKey(key, collectionKey), key);
     }
@@ -85,12 +95,12 @@ export class BeanTree implements TreeSource {
    */
   private link(owner: string, key: string): void {
     for (;;) {
-      const set = this.kids.get(owner);
-      if (set) {
-        set.add(key);
+      const list = this.kids.get(owner);
+      if (list) {
+        list.push(key);
         return;
       }
-      this.kids.set(owner, new Set([key]));
+      this.kids.set(owner, [key]);
       if (owner === ROOT_KEY || this.beans.has(owner)) return;
       key = owner;
       owner = upKey(owner);
@@ -115,23 +125,26 @@ export class BeanTree implements TreeSource {
 
   /** Removes a bean and everything below it. */
   remove(key: string): void {
+    const owner = ownerKey(key, this.isItem(key) ? upKey(key) : null);
     const keys = this.walk(key);
     for (const k of keys.reverse()) {
+      const collectionKey = this.isItem(k) ? upKey(k) : null;
       this.beans.delete(k);
       this.kids.delete(k);
-      const place = this.placement.get(k);
-      if (place) {
-        this.placement.delete(k);
-        const names = this.collections.get(place[0]);
+      if (collectionKey !== null) {
+        this.order?.delete(k);
+        const names = this.collections.get(collectionKey);
         if (names) {
-          const i = names.indexOf(place[1]);
+          const i = names.indexOf(lastSegment(k));
           if (i >= 0) names.splice(i, 1);
-          if (names.length === 0) this.collections.delete(place[0]);
+          if (names.length === 0) this.collections.delete(collectionKey);
         }
       }
-      const owner = ownerKey(k, place ? place[0] : null);
-      this.kids.get(owner)?.delete(k);
     }
+    // Everything below `key` went with its owner's list; only `key` itself is unlisted from its owner.
+    const list = this.kids.get(owner);
+    const i = list ? list.indexOf(key) : -1;
+    if (i >= 0) list!.splice(i, 1);
   }
 
   /** Removes every item of a collection. */
@@ -141,14 +154,37 @@ export class BeanTree implements TreeSource {
 
   /** Where an item sits: its collection key, name and order (undefined for singletons and the root). */
   placementOf(key: string): [string, string, number] | undefined {
-    return this.placement.get(key);
+    if (!this.isItem(key)) return undefined;
+    const collectionKey = upKey(key);
+    const name = lastSegment(key);
+    const ord = this.order ? this.order.get(key)! : this.itemNames(collectionKey).indexOf(name);
+    return [collectionKey, name, ord];
+  }
+
+  /**
+   * Whether `key` names a stored collection item. Without the order index: its parent key is a
+   * collection's (a collection's key and a bean's can never be the same string, the catalog gives
+   * each property one shape), and the collection lists its name.
+   */
+  private isItem(key: string): boolean {
+    if (this.order) return this.order.has(key);
+    return key !== ROOT_KEY && this.beans.has(key) && this.collections.has(upKey(key));
+  }
+
+  /**
+   * Trims the indexes' lists to their lengths: lists grown one push at a time keep room for more,
+   * which a tree built once and then only read (a runtime tree) never uses.
+   */
+  compact(): void {
+    for (const [k, list] of this.kids) this.kids.set(k, list.slice());
+    for (const [k, names] of this.collections) this.collections.set(k, names.slice());
   }
 
   /** Order number for an item appended to a collection: one past its last item's. */
   nextOrd(collectionKey: string): number {
     const names = this.collections.get(collectionKey);
     const last = names?.[names.length - 1];
-    return last === undefined ? 0 : (this.placement.get(itemKey(collectionKey, last))?.[2] ?? names!.length - 1) + 1;
+    return last === undefined ? 0 : ((this.order ? this.order.get(itemKey(collectionKey, last)) : undefined) ?? names!.length - 1) + 1;
   }
 
   /** Every stored bean, for persistence and copying. */

@@ -189,3 +189,45 @@ test('any sequence of puts and removals lists the items a simple model expects',
     }),
   );
 });
+
+// Runtime trees are never stored: they keep no order index and trim their lists once built. They
+// must answer every question the same way as a stored tree does, orders aside (their place).
+test('a tree that is never stored answers like a stored one, whatever the puts and removals', () => {
+  const name = fc.constantFrom('a', 'b', 'c', 'e/f', 'ü');
+  const op = fc.oneof(
+    fc.record({ put: name, child: fc.boolean(), nested: fc.boolean() }),
+    fc.record({ remove: name }),
+    fc.record({ removeLog: name }),
+    fc.record({ compact: fc.constant(true) }),
+  );
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const stored = new BeanTree();
+      const lean = new BeanTree({ stored: false });
+      for (const t of [stored, lean]) {
+        t.setRoot(rec('Domain'));
+        for (const o of ops) {
+          if ('put' in o) {
+            const key = t.putItem('', 'servers', o.put, rec('Server'));
+            if (o.child) t.putSingleton(key, 'log', rec('Log'));
+            if (o.nested) t.putItem(key, 'networkAccessPoints', 'n1', rec('NAP'));
+          } else if ('remove' in o) t.remove(itemKey('servers', o.remove));
+          else if ('removeLog' in o) t.remove(`${itemKey('servers', o.removeLog)}/log`);
+          else t.compact();
+        }
+      }
+      assert.deepEqual(lean.itemNames('servers'), stored.itemNames('servers'));
+      assert.deepEqual(lean.subtree(''), stored.subtree(''));
+      assert.deepEqual([...lean.entries()], [...stored.entries()]);
+      for (const [i, n] of lean.itemNames('servers').entries()) {
+        const key = itemKey('servers', n);
+        assert.deepEqual(lean.placementOf(key), ['servers', n, i], 'an item\'s order is its place');
+        assert.deepEqual(lean.placementOf(key)!.slice(0, 2), stored.placementOf(key)!.slice(0, 2));
+        assert.equal(lean.placementOf(`${key}/log`), undefined, 'a singleton has no placement');
+        assert.deepEqual(lean.subtree(key), stored.subtree(key));
+      }
+      assert.equal(lean.placementOf(''), undefined);
+      assert.equal(lean.placementOf(itemKey('servers', 'nobody')), undefined);
+    }),
+  );
+});
