@@ -8,6 +8,7 @@ import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
+import { DEFAULT_HEAP_GROWTH_PERCENT, limitHeapGrowth, parseHeapGrowth } from './heap.js';
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -30,9 +31,23 @@ program
     (value: string, list: string[] = []) => [...list, value],
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean }) => {
+  .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent (0: the JavaScript engine chooses, up to 300)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
+    limitHeapGrowth(opts.heapGrowth);
+    // A stop asked for while the server starts is kept and done once it has started, so that it
+    // closes its store cleanly instead of dying by the signal.
+    let server: Awaited<ReturnType<typeof import('./server.js').startServer>> | undefined;
+    let stopAsked = false;
+    const stop = async () => {
+      stopAsked = true;
+      if (!server) return;
+      await server.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
     const { startServer } = await import('./server.js');
-    const server = await startServer({
+    server = await startServer({
       host: opts.host,
       port: opts.port,
       dataDir: opts.dataDir,
@@ -45,12 +60,7 @@ program
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
       ...(opts.control ? { control: true } : {}),
     });
-    const stop = async () => {
-      await server.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    if (stopAsked) await stop();
   });
 
 const printFindings = async (findings: Finding[]) => {
