@@ -31,7 +31,7 @@ program
     (value: string, list: string[] = []) => [...list, value],
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
-  .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent (0: the JavaScript engine chooses, up to 300)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
+  .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
   .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     // A stop asked for while the server starts is kept and done once it has started, so that it
