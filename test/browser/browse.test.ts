@@ -116,10 +116,14 @@ describe('the HTML view in a browser', { skip }, () => {
   test('the API reference page loads in the browser and shows the operations of a tree', async () => {
     const started = Date.now();
     await page.goto(`${srv.origin}/management/appserver/docs`);
-    // Swagger UI renders a large document: allow it the time a loaded machine needs.
+    // Swagger UI renders a large document, its parts in more than one pass: allow each the time a
+    // loaded machine needs (a CI run saw the operations at 1.6 s and no title 20 s later).
     await page.locator('.swagger-ui .opblock-tag').first().waitFor({ timeout: 150_000 });
     console.log(`# the API reference page showed its first tree after ${Date.now() - started} ms`);
-    assert.match(await page.locator('.swagger-ui .info .title').innerText(), /appserver/i);
+    const title = page.locator('.swagger-ui .info .title');
+    await title.waitFor({ timeout: 150_000 });
+    console.log(`# ... and its title after ${Date.now() - started} ms`);
+    assert.match(await title.innerText(), /appserver/i);
     assert.ok((await page.locator('.swagger-ui .opblock-tag').count()) > 0);
   });
 

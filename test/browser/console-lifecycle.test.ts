@@ -310,6 +310,53 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     await page.context().close();
   });
 
+  test("the Lifecycle Manager's tenants: a tenant, its service pointed at an environment, the service's PDB; refusals shown", async () => {
+    const page = await consolePage();
+    await signIn(page, ADMIN.user, ADMIN.password);
+    await openView(page, 'Lifecycle Manager');
+    const section = page.locator('section[aria-labelledby="lcm-tenants-h"]');
+    await section.getByLabel('New tenant').fill('acme');
+    await section.getByLabel('Top-level directory').fill('/tenants/acme');
+    await section.getByRole('button', { name: 'create the tenant' }).click();
+    const tenant = page.locator('article[data-tenant="acme"]');
+    await tenant.waitFor();
+    assert.match(await tenant.innerText(), /Top-level directory \/tenants\/acme/);
+    assert.equal(((await lc.get('tenants/acme?links=none')).json as { topLevelDir: string }).topLevelDir, '/tenants/acme');
+
+    await tenant.getByLabel('new service of acme', { exact: true }).fill('web');
+    await tenant.getByLabel('environment of the new service of acme').selectOption('env1');
+    await tenant.getByRole('button', { name: 'add the service to acme' }).click();
+    const service = tenant.locator('tr[data-service="web"]');
+    await service.waitFor();
+    const serviceOf = async () => (await lc.get('tenants/acme/services/web?links=none')).json as { environmentRef: string | null; serviceType: string };
+    const made = await serviceOf();
+    assert.deepEqual([made.environmentRef, made.serviceType], ['env1', 'JaaS']);
+
+    // The PDB is made in the environment's database runtime as well.
+    await service.getByLabel('new PDB of web', { exact: true }).fill('pdb-web');
+    await service.getByRole('button', { name: 'add the PDB to web' }).click();
+    await service.locator('td[data-pdb="pdb-web"]').waitFor();
+    assert.match(await service.innerText(), /pdb-web\s+ACTIVE/);
+    assert.equal(((await lc.get('tenants/acme/services/web/PDB?links=none')).json as { name: string }).name, 'pdb-web');
+    const dbPartitions = ((await lc.get('runtimes/db1/partitions?links=none')).json as { items: { name: string }[] }).items.map((p) => p.name);
+    assert.ok(dbPartitions.includes('pdb-web'), `db1 holds ${dbPartitions.join(', ')}`);
+
+    // A tenant whose service has a PDB cannot go: the refusal shows and the tenant stays.
+    await tenant.getByRole('button', { name: 'delete tenant acme' }).click();
+    await tenant.getByRole('button', { name: 'Delete tenant acme now' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /delete tenant acme: .*PDB/);
+    assert.equal((await lc.get('tenants/acme')).status, 200);
+
+    await service.getByLabel('environment of web').selectOption('');
+    await page.getByText('Done: detach web from its environment.').waitFor();
+    assert.equal((await serviceOf()).environmentRef, null);
+    await service.getByRole('button', { name: 'remove PDB pdb-web' }).click();
+    await service.getByRole('button', { name: 'Remove PDB pdb-web now' }).click();
+    await service.locator('td[data-pdb=""]').waitFor();
+    assert.equal((await lc.get('tenants/acme/services/web/PDB')).status, 404);
+    await page.context().close();
+  });
+
   test('a Monitor reads the lifecycle and the Lifecycle Manager and is offered no action', async () => {
     const page = await consolePage();
     await signIn(page, 'watcher', 'watcher-pw1');
@@ -320,7 +367,9 @@ describe('the console: lifecycle, Lifecycle Manager, history and keyboard', { sk
     await openView(page, 'Lifecycle Manager');
     await page.locator('tr[data-runtime="demo_domain"]').waitFor();
     await page.locator('article[data-environment]').first().waitFor();
-    assert.equal(await page.locator('main button, main form').count(), 0);
+    // The tenant made in the test before shows with its service, to read only.
+    await page.locator('article[data-tenant="acme"] tr[data-service="web"]').waitFor();
+    assert.equal(await page.locator('main button, main form, main select').count(), 0);
     await openView(page, 'Change center');
     await page.locator('ol.activation-history > li').first().waitFor();
     assert.equal(await page.locator('#start-edit').count(), 0);

@@ -1,13 +1,12 @@
 // Where a bean lives, for the console: a path of segments whose first names the tree. The same path
 // gives the REST URL (each segment encoded once), the console's deep link (#browse/...) and the
 // identity a reference carries (the segments after the tree's name).
-import { BASE } from './lib.js';
+import { BASE, LIFECYCLE } from './lib.js';
 
 /** The trees the Browse view shows, in the order it shows them. */
 export const TREES = ['domainConfig', 'edit', 'serverConfig', 'domainRuntime', 'serverRuntime', 'lifecycle'];
 
 /** The Lifecycle Manager's root: an interface of its own, beside the management trees. */
-const LIFECYCLE = '/management/lifecycle/latest';
 
 /** The trees whose beans an edit session changes (through the edit tree, under the same path). */
 export const CONFIG_TREES = ['domainConfig', 'edit'];

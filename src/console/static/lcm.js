@@ -1,18 +1,19 @@
 // The Lifecycle Manager (/management/lifecycle/latest): environments with their partitions and the
-// associations between them, and the runtimes with their partitions. Administrators may create and
-// delete environments, add and remove their partitions, associate or dissociate two of them,
-// register and unregister runtimes and create or remove a runtime's partitions; every other role
-// reads.
+// associations between them, the runtimes with their partitions, and the tenants with their
+// services (tenants.js). Administrators may create and delete environments, add and remove their
+// partitions, associate or dissociate two of them, register and unregister runtimes and create or
+// remove a runtime's partitions; every other role reads.
 import { useCallback, useEffect, useState } from './vendor/hooks.mjs';
-import { api, hasRole, html } from './lib.js';
+import { api, hasRole, html, LIFECYCLE, TwoStep } from './lib.js';
+import { readTenants, Tenants } from './tenants.js';
 
-export const LC = '/management/lifecycle/latest';
+export const LC = LIFECYCLE;
 const seg = encodeURIComponent;
 const pkey = (p) => `${p.runtimeName}/${p.name}`;
 
 /** Everything the view shows, read in one go (the environments and runtimes of a domain are few). */
 async function readAll() {
-  const [envs, runtimes] = await Promise.all([api('GET', `${LC}/environments?links=none`), api('GET', `${LC}/runtimes?links=none`)]);
+  const [envs, runtimes, tenants] = await Promise.all([api('GET', `${LC}/environments?links=none`), api('GET', `${LC}/runtimes?links=none`), readTenants()]);
   const environments = await Promise.all((envs.json.items || []).map(async (e) => {
     const [one, parts] = await Promise.all([
       api('GET', `${LC}/environments/${seg(e.name)}?links=none`),
@@ -28,7 +29,7 @@ async function readAll() {
       return { ...r, partitions: [], error: err.message };
     }
   }));
-  return { environments, runtimes: rts };
+  return { environments, runtimes: rts, tenants };
 }
 
 function Association({ a }) {
@@ -87,15 +88,6 @@ function Environment({ env, runtimes, mayWrite, act }) {
       <${TwoStep} label="Delete" what=${env.name} onConfirm=${() => act(`delete ${env.name}`, 'DELETE', envPath)} />
     </div>`}
   </article>`;
-}
-
-/** Deleting takes a second click: the first one asks. */
-function TwoStep({ label, what, onConfirm }) {
-  const [asking, setAsking] = useState(false);
-  return asking
-    ? html`<button type="button" class="danger" onClick=${() => { setAsking(false); onConfirm(); }}>${label} ${what} now</button>
-      <button type="button" onClick=${() => setAsking(false)}>Keep it</button>`
-    : html`<button type="button" aria-label=${`${label.toLowerCase()} ${what}`} onClick=${() => setAsking(true)}>${label}</button>`;
 }
 
 function RuntimeRow({ runtime, local, mayWrite, act }) {
@@ -210,5 +202,6 @@ export function LifecycleManager({ user }) {
         <thead><tr><th>Runtime</th><th>Type</th><th>Address</th><th>Partitions</th>${mayWrite && html`<th><span class="visually-hidden">Unregister</span></th>`}</tr></thead>
         <tbody>${data.runtimes.map((r) => html`<${RuntimeRow} key=${r.name} runtime=${r} local=${r.name === domain} mayWrite=${mayWrite} act=${act} />`)}</tbody>
       </table></div>
-    </section>`}`;
+    </section>
+    <${Tenants} tenants=${data.tenants} environments=${data.environments.map((e) => e.name)} mayWrite=${mayWrite} act=${act} />`}`;
 }

@@ -2,9 +2,11 @@
 // credentials, task following, and small formatting helpers.
 import { h } from './vendor/preact.mjs';
 import htm from './vendor/htm.mjs';
+import { useState } from './vendor/hooks.mjs';
 
 export const html = htm.bind(h);
 export const BASE = '/management/appserver/latest';
+export const LIFECYCLE = '/management/lifecycle/latest';
 const STORAGE = 'appserver-console';
 
 let credentials = JSON.parse(sessionStorage.getItem(STORAGE) || 'null');
@@ -103,3 +105,12 @@ export const shortTime = (iso) => {
   const d = iso ? new Date(iso) : undefined;
   return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '';
 };
+
+/** Deleting takes a second click: the first one asks. */
+export function TwoStep({ label, what, onConfirm }) {
+  const [asking, setAsking] = useState(false);
+  return asking
+    ? html`<button type="button" class="danger" onClick=${() => { setAsking(false); onConfirm(); }}>${label} ${what} now</button>
+      <button type="button" onClick=${() => setAsking(false)}>Keep it</button>`
+    : html`<button type="button" aria-label=${`${label.toLowerCase()} ${what}`} onClick=${() => setAsking(true)}>${label}</button>`;
+}
