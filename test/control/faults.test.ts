@@ -218,11 +218,11 @@ test('slow: a matched path answers after the latency; a hung path answers once t
 });
 
 test('dataSourceDown: the data source is Unhealthy and testPool fails with the message, until the fault goes', async (t) => {
-  // The data source's database: a port that accepts connections (an Oracle URL is checked by TCP).
+  // The data source's database: a port that accepts connections (a MySQL URL is checked by TCP).
   const database = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise((resolve) => database.close(resolve)));
-  const url = `jdbc:oracle:thin:@127.0.0.1:${(database.address() as net.AddressInfo).port}:ORCL`;
+  const url = `jdbc:mysql://127.0.0.1:${(database.address() as net.AddressInfo).port}/app`;
   const driver = 'edit/partitions/partition1/resourceGroups/partition1-rg/JDBCSystemResources/partition1-ds/JDBCResource/JDBCDriverParams';
   assert.equal((await srv.admin.post(driver, { url })).status, 200);
   const dsState = async () => (await srv.admin.get(`${DS}?links=none&fields=state`)).json.state;

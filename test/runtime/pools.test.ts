@@ -2,7 +2,7 @@
 // the truth in each), and the connection pool of the demo resource adapter: a connection held by the
 // inventory application's work endpoint makes `reset` refuse, releasing it lets `reset` succeed;
 // forceReset, testPool, getRA/getConnectionPool references, suspendAll/resumeAll. The data source
-// points at a port of the test that accepts connections (a thin-driver URL: its database is checked by
+// points at a port of the test that accepts connections (a MySQL URL: its database is checked by
 // TCP), so its database is reachable.
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -26,7 +26,7 @@ before(async () => {
   srv = await startRuntimeServer();
   admin = srv.admin;
   const port = (database.address() as net.AddressInfo).port;
-  const r = await admin.post(DRIVER, { url: `jdbc:oracle:thin:@127.0.0.1:${port}:ORCL`, driverName: 'thin.jdbc.Driver' });
+  const r = await admin.post(DRIVER, { url: `jdbc:mysql://127.0.0.1:${port}/app`, driverName: 'example.jdbc.Driver' });
   assert.equal(r.status, 200, r.text);
   // The first check of the new address ends quickly: the port accepts connections.
   await pollUntil(dsState, (s) => s === 'Running', 'the data source reaching its database');

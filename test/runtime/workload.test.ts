@@ -15,7 +15,7 @@ const LC = 'domainRuntime/serverLifeCycleRuntimes';
 
 let srv: RuntimeServer;
 let admin: Client;
-/** The data source's database: a port that accepts connections (an Oracle URL is checked by TCP). */
+/** The data source's database: a port that accepts connections (a MySQL URL is checked by TCP). */
 let database: net.Server;
 
 async function ok(path: string, body: unknown = {}, status = [200, 201]): Promise<any> {
@@ -50,7 +50,7 @@ before(async () => {
   await ok('edit/JMSSystemResources/orders/JMSResource/topics', { name: 'Events', subDeploymentName: 'sd1' });
   await ok('edit/JDBCSystemResources', { name: 'appDS', targets: [{ identity: ['clusters', 'cluster1'] }] });
   await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCConnectionPoolParams', { initialCapacity: 2, maxCapacity: 8 });
-  await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCDriverParams', { url: `jdbc:oracle:thin:@127.0.0.1:${(database.address() as net.AddressInfo).port}:ORCL` });
+  await ok('edit/JDBCSystemResources/appDS/JDBCResource/JDBCDriverParams', { url: `jdbc:mysql://127.0.0.1:${(database.address() as net.AddressInfo).port}/app` });
   await ok('edit/servers/ms2/serverStart', { arguments: '-Xms256m -Xmx1g -Dsome.flag=1' });
   await ok('edit/servers/ms2/networkAccessPoints', { name: 'internal', protocol: 't3', listenPort: 7010 });
   await ok('edit/changeManager/activate');
