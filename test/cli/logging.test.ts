@@ -2,22 +2,13 @@
 // never a line per request; `--log-level debug` adds them; `--log-format pretty` prints lines for
 // people; unknown levels and formats stop the start with a clear message.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { runCli } from '../support/cli.js';
+import { test } from 'node:test';
+import { dataDirs, runCli } from '../support/cli.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'appserver-log-'));
-  dirs.push(d);
-  return join(d, 'data');
-}
+const tempDir = dataDirs('appserver-log-');
+/** A data directory `serve` has to make itself. */
+const dataDir = () => join(tempDir(), 'data');
 
 const ADMIN = { APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' };
 const auth = `Basic ${Buffer.from('admin:welcome1').toString('base64')}`;

@@ -3,27 +3,16 @@
 // port, HTTPS on its SSL and administration ports with the certificate the server made once in the
 // data directory (the same after a restart); the ports close when the process stops.
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { killRunning, runCli } from '../support/cli.js';
+import { test } from 'node:test';
+import { dataDirs, runCli } from '../support/cli.js';
 import { freePortOffset, refused } from '../support/ports.js';
 import { adminAuth, client, pollUntil, request } from '../support/runtime-server.js';
 
 const ADMIN = { APPSERVER_ADMIN_USER: 'admin', APPSERVER_ADMIN_PASSWORD: 'welcome1' };
-const dirs: string[] = [];
-const dataDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'appserver-offset-'));
-  dirs.push(d);
-  return d;
-};
-
-after(async () => {
-  await killRunning();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const dataDir = dataDirs('appserver-offset-');
 
 test('serve --port-offset refuses what is not a whole number from 0 to 65535', async () => {
   for (const bad of ['abc', '-5', '70000', '1.5', '']) {

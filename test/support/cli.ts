@@ -2,7 +2,10 @@
 // collects what it prints. The environment is the test's, without the variables that choose the
 // administrator or the secret key, unless a test gives them.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
@@ -77,4 +80,21 @@ export async function killRunning(): Promise<void> {
   const left = [...running];
   for (const p of left) p.kill('SIGKILL');
   await Promise.all(left.map((p) => new Promise<void>((done) => p.once('close', () => done()))));
+}
+
+/**
+ * Fresh data directories for the file's `serve` runs: each call makes one. After the file's tests,
+ * any process still running is ended, then the directories are removed.
+ */
+export function dataDirs(prefix: string): () => string {
+  const made: string[] = [];
+  after(async () => {
+    await killRunning();
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = mkdtempSync(join(tmpdir(), prefix));
+    made.push(d);
+    return d;
+  };
 }
