@@ -1,8 +1,8 @@
 // How far the JavaScript heap may grow past what the last full collection kept. Left to itself,
 // V8 picks the factor from how fast collection runs against how fast the program allocates, up to
 // four times: on a busy machine a server holding 170 MiB of runtime trees may then grow to 700 MiB
-// before it collects, while the same server collecting at half again stays under 300 MiB at the
-// same throughput (bench `search`). The administration server's process is ours, so it says.
+// before it collects, while the same server collecting at half again peaks at 280 to 350 MiB at
+// the same throughput (bench `search`). The administration server's process is ours, so it says.
 import { setFlagsFromString } from 'node:v8';
 
 /** The default: the heap grows to 1.5 times what survived the last full collection. */

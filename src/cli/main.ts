@@ -4,6 +4,7 @@
 // completion, which runs one per key press) start quickly.
 import { Command } from 'commander';
 import type { LogFormat } from './logging.js';
+import type { RunningServer } from './server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import type { Finding } from '../interchange/findings.js';
@@ -36,7 +37,7 @@ program
     limitHeapGrowth(opts.heapGrowth);
     // A stop asked for while the server starts is kept and done once it has started, so that it
     // closes its store cleanly instead of dying by the signal.
-    let server: Awaited<ReturnType<typeof import('./server.js').startServer>> | undefined;
+    let server: RunningServer | undefined;
     let stopAsked = false;
     const stop = async () => {
       stopAsked = true;

@@ -49,7 +49,6 @@ const JAVA = { javaVersion: '1.8.0_402', javaVendor: 'OpenJDK', javaVMVendor: 'O
 
 const OS = { name: os.type(), version: os.release() };
 
-
 export const DEFAULT_HEAP_MIB = 512;
 
 /** `-Xmx` of a server's start arguments, in MiB (undefined when absent or unreadable). */

@@ -162,9 +162,9 @@ export class BeanTree implements TreeSource {
   }
 
   /**
-   * Whether `key` names a stored collection item. Without the order index: its parent key is a
-   * collection's (a collection's key and a bean's can never be the same string, the catalog gives
-   * each property one shape), and the collection lists its name.
+   * Whether `key` names a stored collection item. Without the order index: it is stored and its
+   * parent key is a listed collection's (a collection's key and a bean's can never be the same
+   * string: the catalog gives each property one shape).
    */
   private isItem(key: string): boolean {
     if (this.order) return this.order.has(key);
