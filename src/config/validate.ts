@@ -1,5 +1,5 @@
 // Checks a write against the catalog and reports every problem at once, each naming its property.
-import { type ProblemDetail, invalid } from '../core/problems.js';
+import { ProblemList } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
 import { isCreateOnly } from '../behaviour/create-only.js';
@@ -45,32 +45,32 @@ export function validateWrite(
   body: Record<string, unknown>,
   current: Record<string, unknown> | undefined,
 ): WriteValues {
-  const problems: ProblemDetail[] = [];
+  const problems = new ProblemList();
   const out: WriteValues = { set: {}, unset: [] };
   for (const [name, raw] of Object.entries(body)) {
     if (IGNORED.has(name)) continue;
     const p = type.prop.get(name);
     if (name === 'type' && (!p || p.shape === 'scalar')) {
       if (current !== undefined && raw !== type.discriminator) {
-        problems.push({ path: name, detail: `The type of an existing ${type.short} cannot be changed to ${JSON.stringify(raw)}.` });
+        problems.add(name, () => `The type of an existing ${type.short} cannot be changed to ${JSON.stringify(raw)}.`);
       }
       continue;
     }
     if (!p) {
-      problems.push({ path: name, detail: `${type.short} has no property '${name}'.` });
+      problems.add(name, () => `${type.short} has no property '${name}'.`);
       continue;
     }
     if (p.shape === 'singleton' || p.shape === 'collection') {
-      problems.push({ path: name, detail: `'${name}' is a child of ${type.short}, not a property: write it at its own URL ('.../${name}').` });
+      problems.add(name, () => `'${name}' is a child of ${type.short}, not a property: write it at its own URL ('.../${name}').`);
       continue;
     }
     if (name === type.keyProp) {
       if (current === undefined) {
         const problem = nameProblem(raw);
-        if (problem) problems.push({ path: name, detail: `The ${name} ${problem}.` });
+        if (problem) problems.add(name, () => `The ${name} ${problem}.`);
         else out.set[name] = raw;
       } else if (raw !== current[name] && raw !== undefined) {
-        problems.push({ path: name, detail: `The ${name} of an existing ${type.short} cannot be changed (it is ${JSON.stringify(current[name])}).` });
+        problems.add(name, () => `The ${name} of an existing ${type.short} cannot be changed (it is ${JSON.stringify(current[name])}).`);
       }
       continue;
     }
@@ -78,7 +78,7 @@ export function validateWrite(
     if (!p.writable && !(current === undefined && isCreateOnly(ctx.behaviours, type, name))) {
       // Echoing back what a GET showed changes nothing and is not an error.
       if (current !== undefined && (raw === null || same(raw, toWire(p, name in current ? current[name] : p.hasDefault ? p.defaultValue : zeroOf(p))))) continue;
-      problems.push({ path: name, detail: `The property '${name}' of ${type.short} is read-only.` });
+      problems.add(name, () => `The property '${name}' of ${type.short} is read-only.`);
       continue;
     }
     // Secrets are shown as null: a null sent back keeps the secret rather than erasing it.
@@ -89,7 +89,7 @@ export function validateWrite(
     }
     const result = coerce(p, raw);
     if (!result.ok) {
-      problems.push({ path: name, detail: `The property '${name}' of ${type.short} ${result.problem}.` });
+      problems.add(name, () => `The property '${name}' of ${type.short} ${result.problem}.`);
       continue;
     }
     if (p.shape === 'reference') {
@@ -97,13 +97,13 @@ export function validateWrite(
       const dangling = ids.filter((id) => !referenceOk(ctx, id, p.javaType));
       if (dangling.length > 0) {
         const list = dangling.map((id) => JSON.stringify(id)).join(', ');
-        problems.push({ path: name, detail: `The property '${name}' of ${type.short} refers to ${list}, which does not exist or is not a ${ctx.catalog.type(p.javaType).short}.` });
+        problems.add(name, () => `The property '${name}' of ${type.short} refers to ${list}, which does not exist or is not a ${ctx.catalog.type(p.javaType).short}.`);
         continue;
       }
     }
     out.set[name] = p.encrypted && typeof result.value === 'string' ? ctx.secrets.seal(result.value) : result.value;
   }
-  if (problems.length > 0) throw invalid(problems);
+  problems.throwIfAny();
   return out;
 }
 

@@ -49,14 +49,61 @@ export interface ProblemHints {
   etag?: string;
 }
 
+/** Most problems one error lists; past this it says how many there were in all. */
+export const MAX_LISTED_PROBLEMS = 100;
+
 export class Problem extends Error {
+  /** The details as the error shows them: at most MAX_LISTED_PROBLEMS, then one saying how many in all. */
+  readonly details: readonly ProblemDetail[];
+  /** How many problems were found (at least the number listed). */
+  readonly total: number;
+
   constructor(
     readonly kind: ProblemKind,
-    readonly details: readonly ProblemDetail[],
+    details: readonly ProblemDetail[],
     readonly hints: ProblemHints = {},
+    /** How many problems were found, when more were counted than `details` holds. */
+    total = details.length,
   ) {
-    super(details.map((p) => (p.path ? `${p.path}: ${p.detail}` : p.detail)).join('; '));
+    const count = Math.max(total, details.length);
+    const listed = details.length > MAX_LISTED_PROBLEMS ? details.slice(0, MAX_LISTED_PROBLEMS) : details;
+    const shown = count > listed.length ? [...listed, { detail: `${count} problems in all; the first ${listed.length} are listed.` }] : listed;
+    super(shown.map((p) => (p.path ? `${p.path}: ${p.detail}` : p.detail)).join('; '));
     this.name = 'Problem';
+    this.details = shown;
+    this.total = count;
+  }
+}
+
+/**
+ * Problems found while checking one request: every one is counted, the first MAX_LISTED_PROBLEMS are
+ * kept with their words (made only for those), so a body with 100,000 faults costs a count, not
+ * 100,000 messages.
+ */
+export class ProblemList {
+  private readonly kept: ProblemDetail[] = [];
+  private count = 0;
+
+  /** Adds a problem; `detail` is called only while the list has room. */
+  add(path: string | undefined, detail: string | (() => string)): void {
+    this.count++;
+    if (this.kept.length >= MAX_LISTED_PROBLEMS) return;
+    const text = typeof detail === 'function' ? detail() : detail;
+    this.kept.push({ detail: text, ...(path !== undefined ? { path } : {}) });
+  }
+
+  /** True once the list holds as many problems as an error lists (later ones are only counted). */
+  get full(): boolean {
+    return this.kept.length >= MAX_LISTED_PROBLEMS;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Throws the problems found as one 400, if any. */
+  throwIfAny(): void {
+    if (this.count > 0) throw new Problem('invalid', this.kept, {}, this.count);
   }
 }
 

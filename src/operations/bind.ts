@@ -30,6 +30,9 @@ export function signature(op: { name: string }, o: OverlayOverload): string {
   return `${op.name}(${o.params.map((p) => `${p.name}: ${typeLabel(p)}`).join(', ')})`;
 }
 
+/** Most argument names a refusal repeats (a body of 10,000 keys is not sent back whole). */
+const MAX_NAMED_KEYS = 20;
+
 export interface Bound {
   overload: OverlayOverload;
   args: Record<string, unknown>;
@@ -44,7 +47,8 @@ export function bindArguments(op: Pick<OperationDef, 'name' | 'overloads'>, body
   });
   if (!overload) {
     const valid = op.overloads.map((o) => signature(op, o)).join(', ');
-    const sent = keys.length === 0 ? 'no arguments' : `the arguments ${keys.join(', ')}`;
+    const named = keys.length > MAX_NAMED_KEYS ? `${keys.slice(0, MAX_NAMED_KEYS).join(', ')} and ${keys.length - MAX_NAMED_KEYS} more` : keys.join(', ');
+    const sent = keys.length === 0 ? 'no arguments' : `the arguments ${named}`;
     throw badRequest(`The action '${op.name}' was called with ${sent}; valid signatures are: ${valid}.`);
   }
   const problems: { path: string; detail: string }[] = [];
