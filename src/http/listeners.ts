@@ -88,12 +88,33 @@ function bindFailure(err: unknown, address: string, port: number): Error {
   }
 }
 
-/** Opens every port of `spec`; if one fails, those already open are closed again and the failure names the port. */
-export async function openServerListeners(spec: ListenSpec, opts: ServerListenerOptions): Promise<{ close(): Promise<void> }> {
+/** How long a server that shuts down waits for the requests in progress on its ports to be answered (real ms). */
+const DRAIN_MS = 5000;
+
+/** Resolves once no request is in progress on `app` (counted by `inFlight`), or after DRAIN_MS. */
+function drained(inFlight: { count: number; idle: (() => void)[] }): Promise<void> {
+  if (inFlight.count === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, DRAIN_MS);
+    inFlight.idle.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Opens every port of `spec`; if one fails, those already open are closed again and the failure
+ * names the port. Closing with `drain` answers the requests in progress first (a server that shuts
+ * down answers the request that shut it down); without it every connection drops at once (a crash).
+ */
+export async function openServerListeners(spec: ListenSpec, opts: ServerListenerOptions): Promise<{ close(drain?: boolean): Promise<void> }> {
   const api = opts.api.forServer(spec.server);
-  const apps: FastifyInstance[] = [];
-  const closeAll = async () => {
-    for (const app of apps.splice(0)) await app.close().catch(() => undefined);
+  const apps: { app: FastifyInstance; inFlight: { count: number; idle: (() => void)[] } }[] = [];
+  const closeAll = async (drain = false) => {
+    const closing = apps.splice(0);
+    if (drain) await Promise.all(closing.map((a) => drained(a.inFlight)));
+    for (const { app } of closing) await app.close().catch(() => undefined);
   };
   try {
     const first = spec.endpoints[0];
@@ -114,7 +135,15 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
           forceClose: true,
         },
       );
-      apps.push(app);
+      const inFlight = { count: 0, idle: [] as (() => void)[] };
+      apps.push({ app, inFlight });
+      // Requests in progress, for a shutdown that answers them before its ports close.
+      app.server.on('request', (_req, res) => {
+        inFlight.count++;
+        res.once('close', () => {
+          if (--inFlight.count === 0) for (const wake of inFlight.idle.splice(0)) wake();
+        });
+      });
       const latency = opts.latency;
       if (latency) {
         app.addHook('onRequest', async (_request, reply) => {

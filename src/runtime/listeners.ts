@@ -13,7 +13,8 @@ import type { Log } from '../core/log.js';
 
 /** An open listener of one server. */
 export interface ListenerHandle {
-  close(): Promise<void>;
+  /** With `drain`, the requests in progress are answered first (a shutdown); without, they drop (a crash). */
+  close(drain?: boolean): Promise<void>;
 }
 
 /** Opens a server's listener on the endpoint `endpoints` holds; rejects (naming the port) when it cannot bind. */
@@ -39,6 +40,8 @@ const keyOf = (endpoints: ServerEndpoints, e: Endpoint) => `${endpoints.bindAddr
 export class ServerListeners {
   /** Per server, its listeners by port (each open, or opening). */
   private readonly entries = new Map<string, Map<string, Promise<ListenerHandle>>>();
+  /** Per server, the closing of its former listeners (a shutdown answering its last requests). */
+  private readonly closing = new Map<string, Promise<void>>();
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -103,7 +106,9 @@ export class ServerListeners {
     for (const name of [...this.entries.keys()]) {
       const state = states.get(name);
       if (state !== undefined && REACHABLE.has(state)) await this.follow(name);
-      else if (state !== 'STARTING') await this.shut(name);
+      // A server shut down answers the requests it has (the one that shut it down among them); a
+      // failed, killed or removed one drops them.
+      else if (state !== 'STARTING') await this.shut(name, state === 'SHUTDOWN');
     }
     const wanted = [...states].filter(([name, state]) => REACHABLE.has(state) && !this.entries.has(name)).map(([name]) => name);
     if (wanted.length === 0) return;
@@ -151,6 +156,8 @@ export class ServerListeners {
    * open, the others stay. If a port cannot be opened, every port of the server closes.
    */
   private async start(server: string): Promise<void> {
+    // A server started again right after its shutdown binds its ports once the old listeners let go.
+    await this.closing.get(server);
     const endpoints = this.engine.endpoints(server);
     let listeners = this.entries.get(server);
     const fresh = !listeners;
@@ -180,17 +187,20 @@ export class ServerListeners {
     }
   }
 
-  private async closeOne(server: string, opening: Promise<ListenerHandle>): Promise<void> {
+  private async closeOne(server: string, opening: Promise<ListenerHandle>, drain = false): Promise<void> {
     const handle = await opening.catch(() => undefined);
-    await handle?.close().catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: a listener did not close cleanly`));
+    await handle?.close(drain).catch((err: unknown) => this.opts.log.warn({ server, err }, `server ${server}: a listener did not close cleanly`));
   }
 
-  /** Closes every listener of a server and gives its lease back. */
-  private async shut(server: string): Promise<void> {
+  /** Closes every listener of a server (answering the requests in progress with `drain`) and gives its lease back. */
+  private async shut(server: string, drain = false): Promise<void> {
     const listeners = this.entries.get(server);
     if (!listeners) return;
     this.entries.delete(server);
-    for (const opening of listeners.values()) await this.closeOne(server, opening);
+    const closed = Promise.all([...listeners.values()].map((opening) => this.closeOne(server, opening, drain))).then(() => undefined);
+    this.closing.set(server, closed);
+    await closed;
+    if (this.closing.get(server) === closed) this.closing.delete(server);
     await this.release(server);
     this.opts.log.info({ server }, `server ${server} no longer listens`);
   }
