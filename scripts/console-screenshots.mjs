@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Screenshots of the console's views for the README (docs/console/<view>.png), and the size of what
+// Screenshots of the console's views for docs/console.md and the README (docs/console/<view>.png), and the size of what
 // the console loads, gzipped. It serves the demo domain on a fresh data directory (the built
 // server: run `npm run build` first), gives it something to show (ms1 running, an activation, a
 // Lifecycle Manager environment with an association), signs in with the console's own form in the

@@ -2,7 +2,7 @@
 // (`dd` in the catalog). Where the reference facts or the type data say how, the value is computed
 // here from the configuration the request sees; a property set on the bean keeps its value. Those
 // no source describes are listed in UNKNOWN_DERIVED_DEFAULTS (they show their type's zero) and in
-// the README.
+// docs/compatibility.md.
 import type { TypeDef } from '../catalog/model.js';
 import type { BeanView } from './bean.js';
 import { type ConfigIndex, refOf } from './config-view.js';
@@ -23,7 +23,7 @@ const MUXER = 'appserver.socket.NIOSocketMuxer';
 /**
  * Derived defaults no reference fact or type data describes: they show the zero of their type
  * (0, false, null or an empty list). Named `Type.property` by the declaring type (its short name),
- * as the README lists them; a unit test keeps the list exact.
+ * as docs/compatibility.md lists them; a unit test keeps the list exact.
  */
 export const UNKNOWN_DERIVED_DEFAULTS: readonly string[] = [
   'Application.stagingMode',

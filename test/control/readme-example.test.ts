@@ -1,4 +1,4 @@
-// The README's example test of the control interface, run as written against a server started with
+// The example test of the control interface in docs/test-control.md, run as written against a server started with
 // the control interface (APPSERVER_URL points the example at it).
 import { after } from 'node:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +19,10 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// The example is the README's code block; its few type annotations are stripped by hand.
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+// The example is that page's code block; its few type annotations are stripped by hand.
+const readme = readFileSync(join(ROOT, 'docs', 'test-control.md'), 'utf8');
 const block = /A complete test \(node:test and fetch[^\n]*\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-assert.ok(block, 'the README holds the example');
+assert.ok(block, 'docs/test-control.md holds the example');
 const js = block.replace('(method: string, url: string, body?: unknown)', '(method, url, body)').replace('started.location!', 'started.location');
 const file = join(dir, 'readme-example.mjs');
 writeFileSync(file, js);

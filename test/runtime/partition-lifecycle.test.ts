@@ -167,7 +167,7 @@ test('boot of a RUNNING partition is refused and changes nothing', async () => {
 });
 
 // operations.md B.3: an operation whose success state the partition is already in has nothing to
-// do and completes at once (the server's choice, documented in the README).
+// do and completes at once (the server's choice, documented in docs/compatibility.md).
 test('resume of a RUNNING partition completes at once and changes nothing', async () => {
   const state = await pstate('partition2');
   const r = await admin.post(`${plc('partition2')}/resume`, {}, ASYNC);

@@ -1,4 +1,4 @@
-// Exit codes of the client commands, for scripts: one per kind of outcome, documented in the README.
+// Exit codes of the client commands, for scripts: one per kind of outcome, documented in docs/cli.md.
 import { AppserverError, type ErrorKind } from '../../client/index.js';
 
 export const EXIT = {

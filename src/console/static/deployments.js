@@ -23,7 +23,7 @@ const refName = (ref) => {
 const stateWord = (s) => (s === null || s === undefined ? 'not here' : String(s).replace(/^STATE_/, ''));
 const kib = (n) => `${(n / 1024).toFixed(n < 10_240 ? 1 : 0)} KiB`;
 
-/** What the user's roles allow here (the server's table: README, Roles). */
+/** What the user's roles allow here (the server's table: docs/security.md, Roles). */
 const roles = (user) => ({ deploy: hasRole(user, 'Admin', 'Deployer'), startStop: hasRole(user, 'Admin', 'Deployer', 'Operator') });
 
 /** Reads the applications, libraries, servers and clusters; `version` moves when something changed. */
