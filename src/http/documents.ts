@@ -148,7 +148,8 @@ const PAGE = `<!DOCTYPE html>
 // The page's start: one document per tree (the whole one is too large for a page to lay out), the
 // version and the tree from the page's query (`?version=12.2.1.0&tree=domainRuntime`, from fixed
 // lists), every operation folded, "try it" sending the X-Requested-By header a write needs.
-// Requests go to this origin with the browser's login (or the one given with the Authorize button).
+// Requests go to this origin with the browser's login (or the one given with the Authorize button,
+// kept only while the page is open).
 const START = `'use strict';
 (function () {
   var versions = ['latest', '12.2.1.3.0', '12.2.1.0'];
@@ -169,7 +170,9 @@ const START = `'use strict';
     docExpansion: 'none',
     defaultModelsExpandDepth: -1,
     filter: true,
-    persistAuthorization: true,
+    // What is typed into Authorize stays in this page's memory: never written to the browser's
+    // storage, where any later script of this origin, or anyone at this browser, could read it.
+    persistAuthorization: false,
     displayRequestDuration: true,
     requestInterceptor: function (request) {
       var headers = request.headers || (request.headers = {});
