@@ -165,13 +165,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.addHook('onRequest', (request, reply, done) => {
     deps.stats.pending++;
     request.application = apps.application(request.url);
-    const changes = changesState(request);
     let open = true;
     reply.raw.once('close', () => {
       if (open) deps.stats.pending--;
       open = false;
       // Also when the client went away before its answer: what the request did stays done.
-      if (changes) deps.api.changing();
+      if (mayHaveChanged(request, reply.raw.headersSent ? reply.raw.statusCode : undefined)) deps.api.changing();
     });
     if (deps.stats.pending > maxInFlight) {
       done(overloaded(`${deps.stats.pending - 1} requests in progress`));
@@ -340,7 +339,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   // challenged, so a wrong password shows in its form instead of a browser dialog. And the HTML
   // view: every JSON answer to a browser's GET, errors included, becomes a page showing it.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (changesState(request)) deps.api.changing();
+    if (mayHaveChanged(request, reply.statusCode)) deps.api.changing();
     if (reply.statusCode === 401 && request.headers['x-requested-with'] === 'XMLHttpRequest') reply.removeHeader('www-authenticate');
     if (!request.wantsHtml) return done(null, payload);
     let page: unknown;
@@ -425,6 +424,21 @@ function changesState(request: FastifyRequest): boolean {
   if (method !== 'POST' || request.application !== undefined) return true;
   const q = request.url.indexOf('?');
   return !(q < 0 ? request.url : request.url.slice(0, q)).endsWith('/search');
+}
+
+/**
+ * Whether a request's end must tell the read cache that the domain may have changed: only a request
+ * that may change state and got past authentication and authorization (a management write admitted
+ * with its role and header, or a control request of a signed-in caller, which its routes judge), and
+ * then not when its answer is a client error (refused or invalid input changes nothing). `status` is
+ * undefined when the client went away before an answer was sent. Applications' work shows only in
+ * figures the cache never keeps, so their requests tell nothing: an anonymous caller cannot empty it.
+ */
+function mayHaveChanged(request: FastifyRequest, status: number | undefined): boolean {
+  if (!changesState(request) || request.application !== undefined) return false;
+  const passed = request.admitted || (isControlUrl(request.url) && Boolean(request.principal));
+  if (!passed) return false;
+  return status === undefined || status < 400 || status >= 500;
 }
 
 /** A JSON answer laid out as an HTML page (the answer as it is when it is no JSON). */
