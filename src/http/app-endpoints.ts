@@ -9,13 +9,27 @@ import { sendJson } from './send.js';
 
 const MAX_HOLD_SECONDS = 300;
 
+/**
+ * First path segments the server itself answers: the management interface and its partition-scoped
+ * form (`/partitions/<name>/management`), the metrics, the console and the readiness probe
+ * (`/appserver/ready`). An application of one of these names never shadows them.
+ */
+export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set(['management', 'partitions', 'metrics', 'console', 'appserver']);
+
 export class AppEndpoints {
   constructor(private readonly api: ManagementApi) {}
 
-  /** The application a path belongs to, when it runs on this server. */
+  /**
+   * The application a path belongs to, when it runs on this server. The server's own routes always
+   * win: an application whose name is one of their first segments, or a partition's, is not
+   * reachable at its context root here (it still runs, and its runtime beans answer as ever).
+   */
   application(path: string): string | undefined {
-    const first = decodeSafe(path.split('?')[0]!.split('/')[1] ?? '');
-    if (!first || first === 'management') return undefined;
+    const segments = path.split('?')[0]!.split('/');
+    const first = decodeSafe(segments[1] ?? '');
+    if (!first || RESERVED_SEGMENTS.has(first)) return undefined;
+    // `/<partition>/management/...`: the management interface scoped to a partition.
+    if (decodeSafe(segments[2] ?? '') === 'management') return undefined;
     return this.api.application(first);
   }
 
