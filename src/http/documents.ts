@@ -59,9 +59,14 @@ function accepts(header: string | undefined, types: readonly string[]): boolean 
 const JSON_TYPES = ['application/json', 'application/vnd.oai.openapi+json'];
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'application/vnd.oai.openapi', 'text/plain'];
 
-/** The files of the reference page: Swagger UI's own, and the page and its start script, ours. */
+/**
+ * The files of the reference page: Swagger UI's own, and the page and its start script, ours.
+ * Swagger UI's built files are read from the copy @fastify/swagger-ui ships in its static/ folder
+ * (only the files; its plugin is not used): the swagger-ui-dist package depends on an install-time
+ * analytics script, which this project keeps out of its dependencies.
+ */
 function pageFiles(): Map<string, Payload> {
-  const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const dist = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
   const files = new Map<string, Payload>();
   const from = (name: string, type: string) => files.set(name, new Payload(readFileSync(join(dist, name)), type));
   from('swagger-ui-bundle.js', 'text/javascript; charset=utf-8');
