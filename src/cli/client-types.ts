@@ -8,6 +8,8 @@ import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import type { OverlayParam } from '../catalog/overlay-format.js';
 import { catalogWithOperations } from '../operations/catalog.js';
+import { APP_DEPLOYMENTS, RESOURCES } from '../interchange/model.js';
+import { MODEL_FOLDERS } from '../interchange/names.js';
 
 export const GENERATED_DIR = new URL('../../../src/client/generated/', import.meta.url);
 
@@ -187,8 +189,34 @@ export function renderFacts(catalog: Catalog): string {
   ].join('\n');
 }
 
+/** What the deploy tooling's model needs beyond the facts: the section of each domain child, the
+ *  folders named apart from their property, the types each configuration type is (for references)
+ *  and the types a child collection may create, its default first. */
+export function renderModelFormat(catalog: Catalog): string {
+  const ancestors: Record<string, string[]> = {};
+  const creators: Record<string, Record<string, string[]>> = {};
+  for (const t of sortedTypes(catalog)) {
+    if (t.kind !== 'config' && t.kind !== 'descriptor' && t.kind !== 'security') continue;
+    const own = [...t.ancestors].filter((a) => catalog.types.has(a)).sort();
+    if (own.length > 0) ancestors[t.name] = own;
+    for (const p of t.children) {
+      if (p.internal || p.creators.length === 0) continue;
+      if (p.creators.length === 1 && p.creators[0] === p.javaType) continue;
+      (creators[t.name] ??= {})[p.name] = p.creators;
+    }
+  }
+  const data = { resources: [...RESOURCES].sort(), appDeployments: [...APP_DEPLOYMENTS].sort(), folders: MODEL_FOLDERS, ancestors, creators };
+  return [
+    HEADER("what the deploy tooling's model needs beyond the type facts: sections, folder names, base types, creators"),
+    "import type { ModelFormatData } from '../facts-format.js';",
+    '',
+    `export const MODEL_FORMAT: ModelFormatData = JSON.parse(${JSON.stringify(JSON.stringify(data))});`,
+    '',
+  ].join('\n');
+}
+
 export function renderClientFiles(catalog: Catalog = catalogWithOperations()): Record<string, string> {
-  return { 'beans.ts': renderBeans(catalog), 'facts.ts': renderFacts(catalog) };
+  return { 'beans.ts': renderBeans(catalog), 'facts.ts': renderFacts(catalog), 'model-format.ts': renderModelFormat(catalog) };
 }
 
 // `node dist/src/cli/client-types.js` writes the files.

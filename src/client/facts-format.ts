@@ -19,3 +19,17 @@ export interface TypeFacts {
   c: ChildFact[];
   a: ActionFact[];
 }
+
+/** The deploy tooling's model, as far as the type facts do not tell it (generated/model-format.ts). */
+export interface ModelFormatData {
+  /** Domain children written in the `resources` section. */
+  resources: string[];
+  /** Domain children written in the `appDeployments` section (the rest go to `topology`). */
+  appDeployments: string[];
+  /** Child collections whose model folder is not their singular (`appDeployments` -> `Application`). */
+  folders: Record<string, string>;
+  /** Base types of each configuration type. */
+  ancestors: Record<string, string[]>;
+  /** Per type and child collection: the types it may create, its default first (only where that is not just its declared type). */
+  creators: Record<string, Record<string, string[]>>;
+}

@@ -22,7 +22,7 @@ import { MAX_DEPTH, utf8Text } from './xml.js';
 const DOMAIN_TYPE = 'appserver.management.configuration.DomainMBean';
 
 /** Domain children the deploy tooling keeps in `resources` and `appDeployments` (REST names); the rest is `topology`. */
-const RESOURCES = new Set([
+export const RESOURCES = new Set([
   'JDBCSystemResources', 'JMSSystemResources', 'JMSServers', 'fileStores', 'JDBCStores', 'SAFAgents', 'mailSessions',
   'foreignJNDIProviders', 'WLDFSystemResources', 'coherenceClusterSystemResources', 'messagingBridges', 'JMSBridgeDestinations',
   'customResources', 'startupClasses', 'shutdownClasses', 'selfTuning', 'partitions', 'resourceGroups', 'resourceGroupTemplates',
@@ -30,7 +30,7 @@ const RESOURCES = new Set([
   'managedExecutorServiceTemplates', 'managedScheduledExecutorServiceTemplates', 'managedThreadFactoryTemplates', 'WTCServers',
   'joltConnectionPools', 'JMSInteropModules', 'replicatedStores', 'singletonServices', 'osgiFrameworks', 'WSReliableDeliveryPolicies',
 ]);
-const APP_DEPLOYMENTS = new Set(['appDeployments', 'libraries']);
+export const APP_DEPLOYMENTS = new Set(['appDeployments', 'libraries']);
 const SECTIONS = ['domainInfo', 'topology', 'resources', 'appDeployments'] as const;
 
 /** Users and groups as the model carries them (`topology.Security`). */

@@ -15,7 +15,7 @@ import type { PropDef, TypeDef } from '../catalog/model.js';
 const ACRONYMS = ['JDBC', 'JMS', 'JNDI', 'JTA', 'JMX', 'XA', 'SAF', 'SSL', 'WTC', 'SNMP', 'XML', 'HTTP', 'URL', 'WLDF', 'NM', 'RCM', 'CDI', 'JPA', 'REST', 'ID'];
 
 /** Model folders whose names the deploy tooling chose apart from the bean property. */
-const MODEL_FOLDERS: Record<string, string> = { appDeployments: 'Application', libraries: 'Library' };
+export const MODEL_FOLDERS: Record<string, string> = { appDeployments: 'Application', libraries: 'Library' };
 
 /** The bean property name of a REST name: `listenPort` -> `ListenPort`. */
 export function beanName(restName: string): string {

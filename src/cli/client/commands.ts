@@ -12,6 +12,7 @@ import { EXIT, UsageError, exitCodeOf } from './exit-codes.js';
 import { ProgressBar, beanTable, cell, itemsTable, json, printable, table, taskLine, withoutLinks } from './output.js';
 import { shapesOf, typeAt } from './type-facts.js';
 import { parseAssignments } from './values.js';
+import { registerDomainAsCode } from './domain-as-code.js';
 
 interface Common extends ConnectionFlags {
   json?: boolean;
@@ -23,7 +24,7 @@ const LOCK_LAPSE_MS = 5 * 60_000;
 /** Largest archive `deploy` uploads (the server refuses larger uploads anyway). */
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
-export const CLIENT_COMMANDS = ['get', 'set', 'create', 'delete', 'invoke', 'start', 'stop', 'deploy', 'describe', 'search', 'completion'] as const;
+export const CLIENT_COMMANDS = ['get', 'set', 'create', 'delete', 'invoke', 'start', 'stop', 'deploy', 'describe', 'search', 'discover', 'plan', 'apply', 'completion'] as const;
 
 function seconds(option: string) {
   return (value: string): number => {
@@ -370,6 +371,8 @@ export function registerClientCommands(program: Command): void {
         print(table(['PATH', ...columns.map((c) => c.toUpperCase())], rows.map((r) => [r.path, ...columns.map((c) => cell(r.fields[c]))])));
       }),
     );
+
+  registerDomainAsCode(program, command);
 
   program
     .command('completion')

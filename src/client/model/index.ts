@@ -1,0 +1,5 @@
+// Domain as code in the typed client: discover a live domain as a model, plan a model against it,
+// apply it. HTTP only, through AppserverClient.
+export { type DiscoverOptions, type Discovered, discover, variablesText, writeModel } from './discover.js';
+export { readLive } from './live.js';
+export type { Node, Place, Problem } from './tree.js';

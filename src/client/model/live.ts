@@ -1,0 +1,93 @@
+// The live domain's configuration in one request: a search of the edit tree whose query is built
+// from the type facts (every configuration child, recursively), turned into a tree of Nodes with
+// references as names.
+import type { AppserverClient } from '../client.js';
+import { AppserverError } from '../errors.js';
+import { DOMAIN_TYPE, factsOf, typeByDiscriminator, typeInfo } from './format.js';
+import { type Node, newNode } from './tree.js';
+
+/** Domain children that are not the user's configuration: the product's own applications, debug switches, REST-only resources. */
+const NOT_DISCOVERED = new Set(['internalAppDeployments', 'internalLibraries', 'changeManager', 'debugPatches']);
+/** Children left out wherever they are: hundreds of debug flags per server. */
+const NEVER = new Set(['serverDebug']);
+
+/** Whether a child is part of what discover, plan and apply cover. */
+export function covered(parentType: string, child: string, childType: string): boolean {
+  if (NEVER.has(child)) return false;
+  if (parentType === DOMAIN_TYPE && NOT_DISCOVERED.has(child)) return false;
+  const k = factsOf(childType)?.k;
+  return k === 'config' || k === 'descriptor' || k === 'security';
+}
+
+/** The search query of everything below a type: no links, all fields, every covered child. */
+export function queryOf(type: string, seen: Set<string> = new Set()): Record<string, unknown> {
+  const info = typeInfo(type);
+  const q: Record<string, unknown> = { links: [] };
+  if (!info) return q;
+  const children: Record<string, unknown> = {};
+  for (const c of info.children.values()) {
+    if (!covered(type, c.name, c.type) || seen.has(c.type)) continue;
+    // Subtypes of the declared type may hold children of their own: ask for the union.
+    const q1 = queryOf(c.type, new Set([...seen, type, c.type]));
+    children[c.name] = q1;
+  }
+  if (Object.keys(children).length > 0) q.children = children;
+  return q;
+}
+
+/** The name a reference value points to: the last segment of its identity. */
+export function refName(v: unknown): string | null {
+  const identity = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray((v as { identity?: unknown }).identity) ? (v as { identity: unknown[] }).identity : undefined;
+  if (!identity || identity.length === 0) return null;
+  return String(identity[identity.length - 1]);
+}
+
+function convert(body: Record<string, unknown>, type: string, path: string[], name?: string, owners: string[] = []): Node {
+  const node = newNode(type, path, name);
+  node.itemNames = owners;
+  const info = typeInfo(type);
+  if (!info) return node;
+  for (const p of info.props.values()) {
+    if ((!p.writable && !p.createOnly) || p.key || p.secret || !Object.hasOwn(body, p.name)) continue;
+    const v = body[p.name];
+    if (p.reference) {
+      node.values.set(p.name, p.array ? (Array.isArray(v) ? v.map(refName).filter((n): n is string => n !== null) : []) : refName(v));
+    } else node.values.set(p.name, v);
+  }
+  for (const c of info.children.values()) {
+    if (!covered(type, c.name, c.type)) continue;
+    const v = body[c.name];
+    if (!v || typeof v !== 'object') continue;
+    if (c.shape === 'collection') {
+      const items = (v as { items?: unknown }).items;
+      if (!Array.isArray(items)) continue;
+      const map = new Map<string, Node>();
+      for (const it of items as Record<string, unknown>[]) {
+        const n = typeof it.name === 'string' ? it.name : undefined;
+        if (n === undefined) continue;
+        const t = typeByDiscriminator(it.type, c.type);
+        map.set(n, convert(it, t, [...path, c.name, n], n, [...owners, n]));
+      }
+      node.collections.set(c.name, map);
+    } else {
+      const b = v as Record<string, unknown>;
+      node.singletons.set(c.name, convert(b, typeByDiscriminator(b.type, c.type), [...path, c.name], undefined, owners));
+    }
+  }
+  return node;
+}
+
+/** Reads the whole configuration of the domain (one search of the edit tree). */
+export async function readLive(client: AppserverClient): Promise<Node> {
+  let body: Record<string, unknown>;
+  try {
+    body = (await client.search('edit', queryOf(DOMAIN_TYPE))) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof AppserverError && err.kind === 'auth' && err.status === 403) {
+      throw new AppserverError('auth', `${client.options.user ?? 'this user'} may not read the configuration (the edit tree needs the Admin or Deployer role): ${err.message}`, err.status);
+    }
+    throw err;
+  }
+  if (!body || typeof body !== 'object' || typeof body.name !== 'string') throw new AppserverError('server', 'the search of the edit tree did not answer with the domain');
+  return convert(body, DOMAIN_TYPE, [], undefined);
+}

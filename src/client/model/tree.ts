@@ -1,0 +1,77 @@
+// The one shape both sides of a comparison take: a tree of beans with their values in the model's
+// terms (references as names), read from the live domain (live.ts) or from a model file (read.ts).
+
+/** Where something stands in a model file: its dotted path and, when read from a file, line and column. */
+export interface Place {
+  path: string;
+  file?: string;
+  line?: number;
+  col?: number;
+}
+
+export function placeText(at: Place): string {
+  const pos = at.file !== undefined ? ` (${at.file}${at.line !== undefined ? `:${at.line}:${at.col ?? 1}` : ''})` : '';
+  return `${at.path || '(top)'}${pos}`;
+}
+
+export interface Problem {
+  at: Place;
+  message: string;
+}
+
+export function problemText(p: Problem): string {
+  return `${placeText(p.at)}: ${p.message}`;
+}
+
+export interface Node {
+  /** Full type name. */
+  type: string;
+  /** The item's name (undefined for the domain and singletons). */
+  name?: string;
+  /**
+   * Property values by REST name: scalars as JSON, scalar lists as arrays, `Properties` as objects,
+   * a reference as the name it points to (or null), a list of references as a list of names.
+   */
+  values: Map<string, unknown>;
+  /** Secret properties given in the model: REST name -> the value to send (tokens already resolved). */
+  secrets: Map<string, string>;
+  /** Singletons by child name; collections by child name, then item name. */
+  singletons: Map<string, Node>;
+  collections: Map<string, Map<string, Node>>;
+  /** The model's place of the bean and of each value (model side only). */
+  at?: Place;
+  valueAt?: Map<string, Place>;
+  /** Path segments below the edit tree root (live side; computed for model beans). */
+  path: string[];
+  /** Names of the items on the way to this bean, itself included (for secret names). */
+  itemNames?: string[];
+}
+
+export function newNode(type: string, path: string[], name?: string): Node {
+  return { type, ...(name !== undefined ? { name } : {}), values: new Map(), secrets: new Map(), singletons: new Map(), collections: new Map(), path };
+}
+
+/** Values the same in the model's terms: lists of references compare as sets, numbers and their text alike. */
+export function sameValue(a: unknown, b: unknown, unordered = false): boolean {
+  if (a === b) return true;
+  if (isEmpty(a) && isEmpty(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    if (unordered) {
+      const sa = a.map((x) => JSON.stringify(x)).sort();
+      const sb = b.map((x) => JSON.stringify(x)).sort();
+      return sa.every((x, i) => x === sb[i]);
+    }
+    return a.every((x, i) => sameValue(x, b[i]));
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return false;
+}
+
+export function isEmpty(v: unknown): boolean {
+  return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+}
