@@ -11,7 +11,7 @@ import { isLifecycleVersion, managementVersion } from '../catalog/versions.js';
 import { DEFAULT_SESSION } from '../config/session.js';
 import { type Identity, parseReference } from '../core/identity.js';
 import { evaluate, hasConditions } from '../core/preconditions.js';
-import { type ProblemDetail, badRequest, invalid, methodNotAllowed, notFound, unavailable } from '../core/problems.js';
+import { type ProblemDetail, badRequest, invalid, isStoreFailure, methodNotAllowed, notFound, unavailable } from '../core/problems.js';
 import type { Domain } from '../domain/domain.js';
 import { nameProblem } from '../config/validate.js';
 import type { RuntimeCollections } from '../operations/collections.js';
@@ -117,6 +117,9 @@ export interface Readiness {
 /** The documents of each composed API, shared by its views (a managed server's listener). */
 const DOCUMENTS = new WeakMap<ApiParts, InterfaceDocuments>();
 
+/** How long reads go on from memory without asking a store that could not be reached again (ms). */
+const STORE_RETRY_MS = 1000;
+
 export class ManagementApi {
   /** `answering`: the managed server whose own listener this interface is served on (none: the administration server). */
   constructor(
@@ -150,10 +153,25 @@ export class ManagementApi {
    * Checks a request's `Authorization` value (servers sharing a store catch up with each other's
    * users first); `address` and `path` are what the audit of a failed login names.
    */
-  async authenticate(authorization: string | undefined, address: string, path: string): Promise<Authentication> {
-    await this.parts.domain.sync();
+  async authenticate(authorization: string | undefined, address: string, path: string, reading = false): Promise<Authentication> {
+    const down = this.storeDown;
+    // While the store is out of reach, a read asks it again at most once a second (a store that
+    // does not answer at all would otherwise hold every read for the connection timeout).
+    if (!(reading && down && Date.now() - down.triedAt < STORE_RETRY_MS)) {
+      try {
+        await this.parts.domain.sync();
+        this.storeDown = undefined;
+      } catch (err) {
+        // A read is answered from what this server holds; a write cannot be made, and says so.
+        if (!isStoreFailure(err) || !reading) throw err;
+        this.storeDown = { triedAt: Date.now() };
+      }
+    }
     return this.parts.domain.security.authenticate(authorization, address, path);
   }
+
+  /** Set while catching up with the store failed (servers sharing a store): reads go on from memory. */
+  private storeDown: { triedAt: number } | undefined;
 
   /**
    * Says that a request which may change the domain is under way or was answered (any method but

@@ -1,6 +1,6 @@
 // Configuration editing: edit sessions and their locks, writes through the catalog's rules, and
 // activation that applies a session's changes in one store transaction, then in memory.
-import { Problem, badRequest, forbidden, invalid, notFound, unavailable } from '../core/problems.js';
+import { Problem, badRequest, forbidden, invalid, isStoreFailure, notFound, unavailable } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
@@ -116,6 +116,8 @@ export class ConfigService {
   private readonly mutex = new Mutex();
   /** Stored revision of each session, for compare-and-set writes. */
   private readonly revs = new Map<string, number>();
+  /** Each session as last read from or written to the store (JSON), to undo a write the store refused. */
+  private readonly saved = new Map<string, string>();
   private readonly recent: Touched[] = [];
   private listeners: ActivationListener[] = [];
   private readonly beforeListeners: ((changes: readonly ChangeSummary[]) => void)[] = [];
@@ -168,16 +170,40 @@ export class ConfigService {
   private takeSessions(rows: StoredSession[]): void {
     this.sessions.clear();
     this.revs.clear();
+    this.saved.clear();
     for (const row of rows) {
-      const session = this.newSession(row.info as SessionInfo);
-      session.restore(row.changes as [string, Change][]);
-      this.sessions.set(row.name, session);
+      this.sessions.set(row.name, this.sessionOf(row));
       this.revs.set(row.name, row.rev ?? 0);
+      this.saved.set(row.name, JSON.stringify({ info: row.info, changes: row.changes }));
     }
     if (!this.sessions.has(DEFAULT_SESSION)) {
       const info: SessionInfo = { name: DEFAULT_SESSION, partition: null, creator: 'system', description: 'The default edit session', owner: null, baseVersion: this.version };
-      this.sessions.set(DEFAULT_SESSION, this.newSession(info));
+      const session = this.newSession(info);
+      this.sessions.set(DEFAULT_SESSION, session);
+      this.saved.set(DEFAULT_SESSION, JSON.stringify({ info, changes: [] }));
     }
+  }
+
+  private sessionOf(row: Pick<StoredSession, 'info' | 'changes'>): EditSession {
+    const session = this.newSession(row.info as SessionInfo);
+    session.restore(row.changes as [string, Change][]);
+    return session;
+  }
+
+  /**
+   * Puts a session back as it was last stored, after a write of it failed in the store (the store
+   * out of reach, its disk full): what the failed operation changed in memory is undone, so that
+   * the server shows what the store holds.
+   */
+  private revertSession(name: string): void {
+    const json = this.saved.get(name);
+    if (json === undefined) {
+      this.sessions.delete(name);
+      this.revs.delete(name);
+    } else {
+      this.sessions.set(name, this.sessionOf(JSON.parse(json) as Pick<StoredSession, 'info' | 'changes'>));
+    }
+    this.sessionsChanged();
   }
 
   private newSession(info: SessionInfo): EditSession {
@@ -192,8 +218,16 @@ export class ConfigService {
 
   /** Writes a session only if no other server changed it since it was read. */
   private async saveSession(s: EditSession): Promise<void> {
-    const rev = await this.store.putSession(stored(s), this.revs.get(s.info.name) ?? 0);
+    const row = stored(s);
+    let rev: number;
+    try {
+      rev = await this.store.putSession(row, this.revs.get(s.info.name) ?? 0);
+    } catch (err) {
+      if (isStoreFailure(err)) this.revertSession(s.info.name);
+      throw err;
+    }
     this.revs.set(s.info.name, rev);
+    this.saved.set(s.info.name, JSON.stringify({ info: row.info, changes: row.changes }));
   }
 
   /**
@@ -354,6 +388,7 @@ export class ConfigService {
       if (!isAdmin && s.hasChanges) throw badRequest(`The edit session '${name}' has unactivated changes; activate or cancel them first (an administrator may destroy it anyway).`);
       await this.store.deleteSession(name);
       this.sessions.delete(name);
+      this.saved.delete(name);
       this.sessionsChanged();
       this.wake();
     });
@@ -891,8 +926,17 @@ export class ConfigService {
       restartRequired,
       changes: summaries,
     };
-    const { id, sessionRev } = await this.store.activate({ config: write, session: after, record }, this.version, this.revs.get(s.info.name) ?? 0);
+    let activated: { id: number; sessionRev: number };
+    try {
+      activated = await this.store.activate({ config: write, session: after, record }, this.version, this.revs.get(s.info.name) ?? 0);
+    } catch (err) {
+      // Planning tidied the session in memory; the store kept it as it was.
+      if (isStoreFailure(err)) this.revertSession(s.info.name);
+      throw err;
+    }
+    const { id, sessionRev } = activated;
     this.revs.set(s.info.name, sessionRev);
+    this.saved.set(s.info.name, JSON.stringify({ info: after.info, changes: [] }));
     this.records.unshift({ ...record, id });
     if (this.records.length > LISTED_ACTIVATIONS) this.records.pop();
     // The store holds the new configuration: now the memory follows.

@@ -27,6 +27,13 @@ export type ProblemKind =
   | 'precondition-failed'
   /** The server cannot take the request now; retry later (503). */
   | 'unavailable'
+  /**
+   * The store (the database holding the domain) cannot be reached or ended the connection; nothing
+   * was changed, or the detail says what is known of it. Retry later (503).
+   */
+  | 'store-unavailable'
+  /** The store's file system is full (or cannot be written): nothing was changed (507). */
+  | 'insufficient-storage'
   /** A remote server this one called failed or answered wrongly (502). */
   | 'bad-gateway'
   /** A remote server this one called did not answer in time (504). */
@@ -124,10 +131,19 @@ export const notAcceptable = (detail: string) => new Problem('not-acceptable', o
 export const unsupportedMediaType = (detail: string) => new Problem('unsupported-media-type', one(detail));
 export const tooLarge = (detail: string) => new Problem('too-large', one(detail));
 export const unavailable = (detail: string, retryAfterSeconds: number) => new Problem('unavailable', one(detail), { retryAfterSeconds });
+/** Seconds a client is told to wait before it retries a write the store could not take. */
+export const STORE_RETRY_SECONDS = 5;
+export const storeUnavailable = (detail: string, retryAfterSeconds = STORE_RETRY_SECONDS) => new Problem('store-unavailable', one(detail), { retryAfterSeconds });
+export const insufficientStorage = (detail: string) => new Problem('insufficient-storage', one(detail));
 export const tooMany = (detail: string, retryAfterSeconds: number) => new Problem('too-many', one(detail), { retryAfterSeconds });
 export const badGateway = (detail: string) => new Problem('bad-gateway', one(detail));
 export const gatewayTimeout = (detail: string) => new Problem('gateway-timeout', one(detail));
 export const internal = (detail: string) => new Problem('internal', one(detail));
+
+/** Whether an error says the store could not take a write or answer a read (unreachable, or out of space). */
+export function isStoreFailure(err: unknown): err is Problem {
+  return err instanceof Problem && (err.kind === 'store-unavailable' || err.kind === 'insufficient-storage');
+}
 
 export function isProblem(err: unknown, kind?: ProblemKind): err is Problem {
   return err instanceof Problem && (kind === undefined || err.kind === kind);

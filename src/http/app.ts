@@ -242,7 +242,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       return undefined;
     }
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
-    return deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!).then((auth) => {
+    const reading = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    return deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!, reading).then((auth) => {
       if (!auth.principal) throw unauthenticated(auth.problem);
       const principal = (request.principal = auth.principal);
       deps.api.mayRead({ principal });

@@ -20,7 +20,10 @@ const STATUS: Record<ProblemKind, number> = {
   internal: 500,
   'bad-gateway': 502,
   unavailable: 503,
+  'store-unavailable': 503,
   'gateway-timeout': 504,
+  // Insufficient Storage: the disk is full, which no retry mends until space is freed (unlike 503).
+  'insufficient-storage': 507,
 };
 
 export function statusOf(problem: Problem): number {

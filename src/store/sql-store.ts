@@ -2,7 +2,8 @@
 // version of the component they change in the same transaction and, on PostgreSQL, notify the
 // other servers when the transaction commits.
 import { MIGRATIONS } from './migrations.js';
-import type { SqlClient, SqlDriver } from './sql.js';
+import { type SqlClient, type SqlDriver, commitUncertain } from './sql.js';
+import { storeUnavailable } from '../core/problems.js';
 import {
   type ActivationRecord,
   type ActivationWrite,
@@ -87,6 +88,11 @@ export class SqlStore implements Store {
           return;
         }
         for (const l of this.listeners) l(payload as Component);
+      }, () => {
+        // Listening again after the connection was lost: whatever was told meanwhile was missed,
+        // so every part is checked again.
+        for (const c of COMPONENTS) for (const l of this.listeners) l(c);
+        for (const l of this.watchListeners) l();
       });
     }
   }
@@ -302,6 +308,38 @@ export class SqlStore implements Store {
   }
 
   async activate(write: ActivationWrite, expectedVersion: number, sessionRev?: number): Promise<{ id: number; sessionRev: number }> {
+    try {
+      return await this.applyActivation(write, expectedVersion, sessionRev);
+    } catch (err) {
+      if (!commitUncertain(err)) throw err;
+      return this.committedActivation(write);
+    }
+  }
+
+  /**
+   * After the connection was lost during an activation's COMMIT: the activation's record is looked
+   * for, so the caller learns whether it took effect. Found, the activation stands; absent, nothing
+   * was changed; when the store does not answer, that is said too.
+   */
+  private async committedActivation(write: ActivationWrite): Promise<{ id: number; sessionRev: number }> {
+    let rows: { id: number | string; data: string }[];
+    let rev: number | undefined;
+    try {
+      rows = await this.db.all<{ id: number | string; data: string }>('SELECT id, data FROM activations WHERE version = ?', [write.record.version]);
+      rev = Number((await this.db.all<{ rev: number | string }>('SELECT rev FROM sessions WHERE name = ?', [write.session.name]))[0]?.rev ?? 0);
+    } catch {
+      throw storeUnavailable(
+        `The connection to the domain's store was lost while activation ${write.record.version} was being committed, and the store does not answer yet: whether it took effect shows in the activation records once the store is back (the server reconnects by itself).`,
+      );
+    }
+    const mine = this.records(rows).find((r) => r.editSession === write.record.editSession && r.user === write.record.user && r.startTime === write.record.startTime);
+    if (!mine) {
+      throw storeUnavailable(`The connection to the domain's store was lost while the activation was being committed; it did not take effect (nothing was changed). Retry the activation.`);
+    }
+    return { id: mine.id, sessionRev: rev };
+  }
+
+  private applyActivation(write: ActivationWrite, expectedVersion: number, sessionRev?: number): Promise<{ id: number; sessionRev: number }> {
     return this.write(['config', 'sessions'], async (tx) => {
       // The configuration must still be the one the activation was computed against.
       const moved = await tx.run(

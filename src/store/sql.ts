@@ -13,5 +13,23 @@ export interface SqlDriver extends SqlClient {
   close(): Promise<void>;
   /** Sends a notification when the current transaction commits (PostgreSQL). */
   notifySql?: string;
-  listen?(channel: string, fn: (payload: string) => void): Promise<void>;
+  /**
+   * Calls `fn` with each notification on `channel` (PostgreSQL). When listening had to begin again
+   * (the connection was lost), `restored` is called: notifications sent meanwhile were missed.
+   */
+  listen?(channel: string, fn: (payload: string) => void, restored?: () => void): Promise<void>;
+}
+
+/** Errors of a COMMIT whose answer was lost: the change may or may not have been applied. */
+const uncertain = new WeakSet<object>();
+
+/** Marks an error as thrown by a COMMIT whose outcome is unknown (drivers). */
+export function markCommitUncertain<E extends object>(err: E): E {
+  uncertain.add(err);
+  return err;
+}
+
+/** Whether an error was thrown by a COMMIT whose outcome is unknown. */
+export function commitUncertain(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && uncertain.has(err);
 }

@@ -123,6 +123,8 @@ export class PostgresPool implements Backend {
   private readonly statement: string;
   /** When each connection being made was asked for (for the connection delay). */
   private readonly started = new WeakMap<pg.Client, number>();
+  /** Connections that carry a listener of their own for errors while reserved. */
+  private readonly guarded = new WeakSet<pg.PoolClient>();
 
   constructor(private readonly o: PostgresOptions) {
     const s = o.settings;
@@ -183,6 +185,13 @@ export class PostgresPool implements Backend {
     this.highs();
     try {
       const client = await pending;
+      // The pool listens for errors of idle connections only: one lost while reserved (its
+      // database stopped, the connection ended by an administrator) would end the process. The
+      // statement running on it fails, and says so, instead.
+      if (!this.guarded.has(client)) {
+        this.guarded.add(client);
+        client.on('error', () => undefined);
+      }
       const waited = Date.now() - asked;
       if (mustWait) {
         c.waitingSuccess++;

@@ -2,8 +2,15 @@
 // listening for the notifications other servers send when they change the domain.
 // pg is loaded when the first statement runs: a server on SQLite never loads it, and its modules
 // are no part of a start's import phase.
+//
+// The database may go away at any moment (stopped, restarted, a connection ended by an
+// administrator, the network): every connection has a listener for its errors, so none ends the
+// process; a statement that fails for that reason raises the store-unavailable problem; the pool
+// makes new connections as statements come; the listening connection is made again with a growing
+// delay, and the store is told when it is back so that it catches up with what it missed.
 import type pg from 'pg';
-import type { SqlClient, SqlDriver } from '../sql.js';
+import { storeUnavailable } from '../../core/problems.js';
+import { type SqlClient, type SqlDriver, markCommitUncertain } from '../sql.js';
 
 /** `?` placeholders to PostgreSQL's `$1, $2, ...`. */
 function numbered(sql: string): string {
@@ -11,33 +18,77 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-function client(q: { query: pg.Pool['query'] }): SqlClient {
+/** Socket errors of a connection that cannot be made or was lost. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/**
+ * SQLSTATEs of a database that is going away or not there yet: the connection exceptions (class
+ * 08), an administrator's terminate or shutdown (57P01), a crash of another backend (57P02), a
+ * database starting or stopping (57P03), and too many connections (53300).
+ */
+const GONE_STATES = /^(08...|57P01|57P02|57P03|53300)$/;
+/** What pg says of a connection it lost or could not make in time. */
+const GONE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed|Connection ended/i;
+
+/** Whether an error means the database could not be reached or dropped the connection. */
+export function connectionLost(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (SOCKET_CODES.has(code) || GONE_STATES.test(code))) return true;
+  return GONE_MESSAGES.test(err.message);
+}
+
+/** The problem of a statement that failed because the database is out of reach (the error otherwise). */
+function translated(err: unknown, during: string): unknown {
+  if (!connectionLost(err)) return err;
+  const why = (err as Error).message;
+  return storeUnavailable(`The domain's store (PostgreSQL) cannot be reached (${why}); ${during}. Retry once it is back: the server reconnects by itself.`);
+}
+
+const NOTHING_CHANGED = 'nothing was changed';
+/** A COMMIT whose answer was lost: the database may or may not have applied it. */
+const COMMIT_UNKNOWN = 'the connection was lost while the change was being committed, so whether it took effect is known only once the store answers again';
+
+function client(q: { query: pg.Pool['query'] }, during: string): SqlClient {
   return {
     async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-      const r = await q.query(numbered(sql), params);
-      return r.rows as T[];
+      try {
+        const r = await q.query(numbered(sql), params);
+        return r.rows as T[];
+      } catch (err) {
+        throw translated(err, during);
+      }
     },
     async run(sql: string, params: unknown[] = []) {
-      const r = await q.query(numbered(sql), params);
-      const first = r.rows?.[0] as { id?: unknown } | undefined;
-      return { changes: r.rowCount ?? 0, lastId: first?.id !== undefined ? Number(first.id) : undefined };
+      try {
+        const r = await q.query(numbered(sql), params);
+        const first = r.rows?.[0] as { id?: unknown } | undefined;
+        return { changes: r.rowCount ?? 0, lastId: first?.id !== undefined ? Number(first.id) : undefined };
+      } catch (err) {
+        throw translated(err, during);
+      }
     },
   };
 }
+
+/** First and longest delay between tries to make the listening connection again (ms). */
+const RELISTEN_FIRST_MS = 250;
+const RELISTEN_MAX_MS = 5000;
 
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly notifySql = "SELECT pg_notify('appserver_changes', ?)";
   private pooled?: Promise<pg.Pool>;
   private listener?: pg.Client;
+  private relisten?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(private readonly url: string) {}
 
   /** The pool, made at the first statement. */
   private pool(): Promise<pg.Pool> {
     this.pooled ??= import('pg').then(({ default: driver }) => {
-      const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
-      // A broken idle connection must not take the server down; the next query reconnects.
+      const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
+      // A broken idle connection must not take the server down; the next statement makes a new one.
       pool.on('error', () => undefined);
       return pool;
     });
@@ -45,41 +96,112 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async all<T>(sql: string, params?: unknown[]): Promise<T[]> {
-    return client(await this.pool()).all<T>(sql, params);
+    return client(await this.pool(), NOTHING_CHANGED).all<T>(sql, params);
   }
 
   async run(sql: string, params?: unknown[]) {
-    return client(await this.pool()).run(sql, params);
+    return client(await this.pool(), NOTHING_CHANGED).run(sql, params);
   }
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-    const conn = await (await this.pool()).connect();
+    let conn: pg.PoolClient;
     try {
-      await conn.query('BEGIN');
-      const result = await fn(client(conn));
-      await conn.query('COMMIT');
+      conn = await (await this.pool()).connect();
+    } catch (err) {
+      throw translated(err, NOTHING_CHANGED);
+    }
+    // The pool listens for errors of idle connections only; one checked out and lost between two
+    // statements (its backend terminated) would otherwise end the process.
+    let lost: unknown;
+    const onError = (err: unknown) => (lost = err);
+    conn.on('error', onError);
+    try {
+      await client(conn, NOTHING_CHANGED).run('BEGIN');
+      const result = await fn(client(conn, NOTHING_CHANGED));
+      try {
+        await conn.query('COMMIT');
+      } catch (err) {
+        if (!connectionLost(err)) throw err;
+        lost ??= err;
+        throw markCommitUncertain(translated(err, COMMIT_UNKNOWN) as object);
+      }
       return result;
     } catch (err) {
-      await conn.query('ROLLBACK').catch(() => undefined);
+      if (lost === undefined && connectionLost(err)) lost = err;
+      if (lost === undefined) await conn.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      conn.release();
+      conn.removeListener('error', onError);
+      // A lost connection is thrown away, not given back to the pool.
+      conn.release(lost === undefined ? undefined : true);
     }
   }
 
-  async listen(channel: string, fn: (payload: string) => void): Promise<void> {
+  /**
+   * Listens on `channel`. When the listening connection is lost, it is made again (after 0.25 s,
+   * then twice as long each failed try, at most 5 s) and `restored` is called once it listens:
+   * notifications sent meanwhile were missed.
+   */
+  async listen(channel: string, fn: (payload: string) => void, restored?: () => void): Promise<void> {
     const { default: driver } = await import('pg');
-    this.listener = new driver.Client({ connectionString: this.url });
-    this.listener.on('error', () => undefined);
-    await this.listener.connect();
-    this.listener.on('notification', (msg) => {
-      if (msg.channel === channel) fn(msg.payload ?? '');
-    });
-    await this.listener.query(`LISTEN ${channel}`);
+    const connect = async (): Promise<void> => {
+      const c = new driver.Client({ connectionString: this.url, keepAlive: true });
+      let failed = false;
+      let listening = false;
+      const lostConnection = () => {
+        // A connection that never listened fails its `connect` below instead.
+        if (failed || !listening) return;
+        failed = true;
+        c.removeAllListeners('notification');
+        void c.end().catch(() => undefined);
+        if (this.listener === c) this.listener = undefined;
+        if (!this.closed) this.scheduleRelisten(connect, restored, RELISTEN_FIRST_MS);
+      };
+      // Both: 'error' for a connection ended by the database, 'end' for one closed under it.
+      c.on('error', lostConnection);
+      c.on('end', lostConnection);
+      c.on('notification', (msg) => {
+        if (msg.channel === channel) fn(msg.payload ?? '');
+      });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${channel}`);
+      } catch (err) {
+        failed = true;
+        void c.end().catch(() => undefined);
+        throw translated(err, NOTHING_CHANGED);
+      }
+      if (this.closed) {
+        await c.end().catch(() => undefined);
+        return;
+      }
+      listening = true;
+      this.listener = c;
+    };
+    await connect();
+  }
+
+  private scheduleRelisten(connect: () => Promise<void>, restored: (() => void) | undefined, delay: number): void {
+    if (this.relisten || this.closed) return;
+    this.relisten = setTimeout(() => {
+      this.relisten = undefined;
+      connect().then(
+        () => restored?.(),
+        () => this.scheduleRelisten(connect, restored, Math.min(delay * 2, RELISTEN_MAX_MS)),
+      );
+    }, delay);
+    this.relisten.unref();
   }
 
   async close(): Promise<void> {
-    await this.listener?.end().catch(() => undefined);
+    this.closed = true;
+    if (this.relisten) clearTimeout(this.relisten);
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) {
+      listener.removeAllListeners('end');
+      await listener.end().catch(() => undefined);
+    }
     // A pool never made has nothing to end.
     if (this.pooled) await (await this.pooled).end();
   }

@@ -10,12 +10,15 @@ import {
   conflict,
   forbidden,
   gatewayTimeout,
+  insufficientStorage,
   internal,
   invalid,
   isProblem,
+  isStoreFailure,
   methodNotAllowed,
   notAcceptable,
   notFound,
+  storeUnavailable,
   tooLarge,
   tooMany,
   unauthenticated,
@@ -40,7 +43,9 @@ const STATUS: Record<ProblemKind, number> = {
   internal: 500,
   'bad-gateway': 502,
   unavailable: 503,
+  'store-unavailable': 503,
   'gateway-timeout': 504,
+  'insufficient-storage': 507,
 };
 
 test('every kind of problem has its HTTP status', () => {
@@ -66,12 +71,23 @@ test('each factory makes the kind its name says', () => {
     [badGateway('x'), 'bad-gateway'],
     [gatewayTimeout('x'), 'gateway-timeout'],
     [internal('x'), 'internal'],
+    [storeUnavailable('x'), 'store-unavailable'],
+    [insufficientStorage('x'), 'insufficient-storage'],
   ];
   for (const [problem, kind] of cases) {
     assert.equal(problem.kind, kind, problem.message);
     assert.ok(problem instanceof Error);
     assert.equal(problem.name, 'Problem');
   }
+});
+
+test('a store that cannot be reached answers 503 with Retry-After; a full one 507; both are store failures', () => {
+  const down = storeUnavailable('The store cannot be reached.');
+  assert.equal(statusOf(down), 503);
+  assert.equal(problemHeaders(down)['retry-after'], '5');
+  assert.equal(statusOf(insufficientStorage('The disk is full.')), 507);
+  assert.ok(isStoreFailure(down) && isStoreFailure(insufficientStorage('x')));
+  assert.ok(!isStoreFailure(unavailable('busy', 1)) && !isStoreFailure(new Error('x')));
 });
 
 test('a conflict answers 400, as the product does', () => {
