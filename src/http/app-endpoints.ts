@@ -2,6 +2,8 @@
 // would on a real server: `GET /<app>/` describes the application, and `GET /<app>/work?pool=<jndi>`
 // does a unit of work holding a connection of a resource adapter's pool until it finishes (after
 // `hold` seconds, at most 300) or the client goes away. That is how a pool gets connections in use.
+// The description is open to anyone; work needs the credentials of a user with a role (app.ts), so
+// that no anonymous client can take a pool's connections.
 import { badRequest, notFound, unavailable } from '../core/problems.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
@@ -31,6 +33,14 @@ export class AppEndpoints {
     // `/<partition>/management/...`: the management interface scoped to a partition.
     if (decodeSafe(segments[2] ?? '') === 'management') return undefined;
     return this.api.application(first);
+  }
+
+  /**
+   * Whether the request takes something of the server's for a while (a unit of work holds a pool's
+   * connection): such requests need a signed-in caller. Only an application's description does not.
+   */
+  holdsResources(url: string): boolean {
+    return url.split('?')[0]!.split('/').slice(2).some((s) => s !== '');
   }
 
   async handle(request: FastifyRequest, reply: FastifyReply, app: string): Promise<FastifyReply> {

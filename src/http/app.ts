@@ -223,7 +223,9 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       if (declaresBody(request.headers)) {
         throw tooLarge(`The application '${application}' takes no request body; send the request without one.`);
       }
-      return undefined;
+      // Its description is open to all; a unit of work holds a connection of a pool for minutes,
+      // so only a signed-in user with a role may start one (a stranger gets a 401 and holds nothing).
+      return apps.holdsResources(request.url) ? signIn(request) : undefined;
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;
@@ -235,6 +237,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
     if (!isMetrics(request.url) && !isWatch(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // A caller whose credentials were verified before is known at once (on a store of its own).
+    return signIn(request);
+  };
+
+  /** Authenticates the caller, who must hold a role; a promise only when its credentials are checked at length. */
+  const signIn = (request: FastifyRequest): Promise<void> | undefined => {
     const known = deps.api.knownCaller(request.headers.authorization, clientAddress(request));
     if (known) {
       request.principal = known;

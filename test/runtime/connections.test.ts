@@ -1,7 +1,7 @@
 // The connections of a resource adapter's pool are beans: listed, tested, deleted when free.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type TestServer, call, startTestServer } from '../support/server.js';
+import { type TestServer, adminAuth, call, startTestServer } from '../support/server.js';
 
 let srv: TestServer;
 let pool: string;
@@ -35,7 +35,7 @@ async function until(what: string, ok: (list: { currentlyInUse: boolean }[]) => 
 
 test('a held connection is listed in use, cannot be deleted, and can be once released', async () => {
   const abort = new AbortController();
-  const holding = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { signal: abort.signal }).catch(() => undefined);
+  const holding = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { headers: { authorization: adminAuth }, signal: abort.signal }).catch(() => undefined);
   const list = await until('a connection in use', (l) => l.some((c) => c.currentlyInUse));
   const used = list.find((c) => c.currentlyInUse)!;
   const refused = await post(`${pool}/connections/${used.name}/delete`);

@@ -99,7 +99,7 @@ test('reset refuses while a connection is in use and succeeds once it is release
   assert.equal(initial.activeConnectionsCurrentCount, 0);
   const controller = new AbortController();
   // The inventory application holds a connection of the pool for up to 120 s, until we go away.
-  const work = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { signal: controller.signal }).then(
+  const work = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { headers: { authorization: admin.auth }, signal: controller.signal }).then(
     (res) => `answered ${res.status}`,
     (err: Error) => err.name,
   );
@@ -121,7 +121,7 @@ test('reset refuses while a connection is in use and succeeds once it is release
 
 test('forceReset answers {} and discards connections in use too; testPool answers true', async () => {
   const controller = new AbortController();
-  const work = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { signal: controller.signal }).then(
+  const work = fetch(`${srv.origin}/inventory/work?pool=eis/demo-adapter&hold=120`, { headers: { authorization: admin.auth }, signal: controller.signal }).then(
     (res) => `answered ${res.status}`,
     (err: Error) => err.name,
   );
