@@ -39,19 +39,45 @@ const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 3
 /** Argument and property names whose values are secrets: they never reach the audit. */
 export const SECRET_NAME = /pass|secret|credential|encrypted|confidential|token/i;
 
-/** The string values held under secret names anywhere in a request body (all of them, below such a name). */
+/**
+ * The values a request body holds under secret names, whatever their JSON type: every string and
+ * number below a key named like a secret (`password: 12345`, `password: ["x"]`, `password: {"a":
+ * "x"}`), and below the other keys of a name/value pair whose name is (`{"name": "password",
+ * "value": ...}`, as data source and Lifecycle Manager properties are written).
+ */
 export function secretValues(body: unknown, out: string[] = [], secret = false, depth = 0): string[] {
   if (depth > 32) return out;
-  if (secret && (typeof body === 'string' || typeof body === 'number') && String(body) !== '') out.push(String(body));
+  if (secret && (typeof body === 'string' || typeof body === 'number' || typeof body === 'bigint') && String(body) !== '') out.push(String(body));
   if (body === null || typeof body !== 'object') return out;
-  for (const [k, v] of Object.entries(body as Record<string, unknown>)) secretValues(v, out, secret || SECRET_NAME.test(k), depth + 1);
+  const entries = Object.entries(body as Record<string, unknown>);
+  const named = (body as Record<string, unknown>).name;
+  const pairOfSecret = !Array.isArray(body) && typeof named === 'string' && SECRET_NAME.test(named);
+  for (const [k, v] of entries) secretValues(v, out, secret || SECRET_NAME.test(k) || (pairOfSecret && k !== 'name'), depth + 1);
   return out;
 }
 
-/** `text` with every occurrence of the secrets replaced by `***`. */
+/** Shortest start of a secret that is still masked where a message cut it short (`abcdef...`). */
+const MIN_CUT = 6;
+
+/**
+ * `text` with every occurrence of the secrets replaced by `***`: as sent, as JSON writes them
+ * (quotes and backslashes escaped), and cut short where a message shows only their start (`...`).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    forms.add(s);
+    forms.add(JSON.stringify(s).slice(1, -1));
+  }
   let out = text;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  for (const s of [...forms].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  if (!out.includes('...')) return out;
+  for (const s of forms) {
+    for (let k = Math.min(s.length - 1, 200); k >= MIN_CUT; k--) {
+      const cut = `${s.slice(0, k)}...`;
+      if (out.includes(cut)) out = out.split(cut).join('***...');
+    }
+  }
   return out;
 }
 
