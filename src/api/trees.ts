@@ -171,6 +171,7 @@ export class Trees {
         return s ? { currentEditor: s.info.owner, mergeNeeded: config.mergeNeeded(s) } : undefined;
       },
       ...(scope.partition ? { partition: scope.partition } : {}),
+      ...(scope.restricted ? { restricted: true } : {}),
       config: view ? new ConfigIndex(view) : this.activated().index,
     };
   }
@@ -272,7 +273,7 @@ function watchedRuntime(runtime: RuntimeFigures, watch: ReadWatch): RuntimeFigur
     partitionStateOn: (partition, server) => runtime.partitionStateOn(partition, server),
     resourceGroupState: (partition, group) => runtime.resourceGroupState(partition, group),
     dataSourceFigures: moving((server: string, partition: string, ds: string) => runtime.dataSourceFigures(server, partition, ds)),
-    jdbcServiceFigures: moving((server: string) => runtime.jdbcServiceFigures(server)),
+    jdbcServiceFigures: moving((server: string, detailed: boolean) => runtime.jdbcServiceFigures(server, detailed)),
     poolFigures: moving((server: string, pool: string, adapter: string) => runtime.poolFigures(server, pool, adapter)),
     adapterFigures: moving((server: string, adapter: string) => runtime.adapterFigures(server, adapter)),
     jmsFigures: moving((jmsServer: string, destination?: string) => runtime.jmsFigures(jmsServer, destination)),

@@ -94,15 +94,15 @@ export class EditWriter implements TreeWriter {
   }
 
   create(owner: BeanNode, prop: PropDef, body: Json, ctx: WriteContext): Promise<Identity> {
-    return this.config.create(ctx.principal.user, ctx.session, owner, prop, body, ctx.precondition);
+    return this.config.create(ctx.principal.user, ctx.session, owner, prop, body, ctx.precondition, ctx.principal.roles.has('Admin'));
   }
 
   update(node: BeanNode, body: Json, ctx: WriteContext): Promise<void> {
-    return this.config.update(ctx.principal.user, ctx.session, node, body, ctx.precondition);
+    return this.config.update(ctx.principal.user, ctx.session, node, body, ctx.precondition, ctx.principal.roles.has('Admin'));
   }
 
   async delete(node: BeanNode, ctx: WriteContext): Promise<void> {
     if (!node.via) throw badRequest('The root of the edit tree cannot be deleted.');
-    await this.config.delete(ctx.principal.user, ctx.session, node, node.via, ctx.precondition);
+    await this.config.delete(ctx.principal.user, ctx.session, node, node.via, ctx.precondition, ctx.principal.roles.has('Admin'));
   }
 }

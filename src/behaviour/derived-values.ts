@@ -27,8 +27,12 @@ export interface RuntimeFigures {
   /** `partition` is '' for a resource group of the domain. */
   resourceGroupState(partition: string, group: string): string;
   dataSourceFigures(server: string, partition: string, dataSource: string): Record<string, unknown>;
-  /** The JDBC service of a server: its health, which names the data sources that cannot use their database. */
-  jdbcServiceFigures(server: string): Record<string, unknown>;
+  /**
+   * The JDBC service of a server: its health, which names the data sources that cannot use their
+   * database; why, only when `detailed` (for administrators: the reason can tell a database's open
+   * port from a closed one).
+   */
+  jdbcServiceFigures(server: string, detailed: boolean): Record<string, unknown>;
   poolFigures(server: string, pool: string, adapter: string): Record<string, unknown> | undefined;
   adapterFigures(server: string, adapter: string): Record<string, unknown>;
   /** What is paused on a JMS server, or on one of its destinations. */
@@ -57,6 +61,8 @@ export interface DerivedContext {
   changeManager?: () => Record<string, unknown>;
   /** The request's partition scope. */
   partition?: string;
+  /** The caller is not an administrator: figures that tell more than states (why a database fails) are kept general. */
+  restricted?: boolean;
   /**
    * The configuration as the request's tree sees it (the edit session's view in `edit`, the
    * activated configuration with its dynamic servers elsewhere): derived references and defaults
@@ -110,7 +116,7 @@ export function registerDerivedValues(registry: BehaviourRegistry): void {
     const { server, partition } = bean.scope;
     return server === undefined || partition === undefined ? undefined : { ...ctx.runtime.partitionStateOn(partition, server) };
   });
-  derive(`${R}JDBCServiceRuntimeMBean`, (bean, ctx) => (bean.scope.server === undefined ? undefined : ctx.runtime.jdbcServiceFigures(bean.scope.server)));
+  derive(`${R}JDBCServiceRuntimeMBean`, (bean, ctx) => (bean.scope.server === undefined ? undefined : ctx.runtime.jdbcServiceFigures(bean.scope.server, ctx.restricted !== true)));
   derive(`${R}JDBCDataSourceRuntimeMBean`, (bean, ctx) => {
     const server = bean.scope.server;
     return server === undefined ? undefined : ctx.runtime.dataSourceFigures(server, bean.scope.partition ?? '', itemName(bean));

@@ -1,5 +1,6 @@
 // The behaviours of this product's bean types, every module registering what it knows.
 import { registerConfigRules } from './config-rules.js';
+import { registerConnectionSettings } from './connection-settings.js';
 import { registerCreateOnly } from './create-only.js';
 import { registerDeployables } from './deployables.js';
 import { registerDerivedDefaults } from './derived-defaults.js';
@@ -19,6 +20,7 @@ export function standardBehaviours(types: TypeLookup): BehaviourRegistry {
   registerDeployables(registry);
   registerPartitionScope(registry);
   registerConfigRules(registry);
+  registerConnectionSettings(registry);
   registerRuntimeEffects(registry);
   registerDerivedValues(registry);
   registerWorkloadValues(registry);

@@ -7,6 +7,7 @@ import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, typ
 import { type BeanRecord, type BeanTree } from '../tree/records.js';
 import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, ownerKey, upKey } from '../core/identity.js';
 import { checkDelete, checkUpdate } from '../behaviour/config-rules.js';
+import { adminOnlyBean, adminOnlyChanges, connectionSettings } from '../behaviour/connection-settings.js';
 import { ConfigIndex } from '../behaviour/config-view.js';
 import { configurationValues } from '../behaviour/derived-values.js';
 import { deployable } from '../behaviour/deployables.js';
@@ -692,19 +693,22 @@ export class ConfigService {
     });
   }
 
-  /** Creates an item of a child collection (or an optional singleton); returns the new bean's identity. */
-  async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>, precondition?: () => void): Promise<string[]> {
-    return this.write(user, sessionName, (s) => this.createIn(s, owner, prop, body), precondition);
+  /**
+   * Creates an item of a child collection (or an optional singleton); returns the new bean's identity.
+   * `admin`: whether the writer holds the Admin role (connection settings need it).
+   */
+  async create(user: string, sessionName: string, owner: Owner, prop: PropDef, body: Record<string, unknown>, precondition?: () => void, admin = true): Promise<string[]> {
+    return this.write(user, sessionName, (s) => this.createIn(s, owner, prop, body, { user, admin }), precondition);
   }
 
   /** Partial update of a bean (materialising an always-present singleton if need be). */
-  async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>, precondition?: () => void): Promise<void> {
-    return this.write(user, sessionName, (s) => this.updateIn(s, node, node.type, body), precondition);
+  async update(user: string, sessionName: string, node: BeanNode, body: Record<string, unknown>, precondition?: () => void, admin = true): Promise<void> {
+    return this.write(user, sessionName, (s) => this.updateIn(s, node, node.type, body, { user, admin }), precondition);
   }
 
   /** Deletes a collection item or an optional singleton, clearing the references to it. */
-  async delete(user: string, sessionName: string, node: Owner, prop: PropDef, precondition?: () => void): Promise<void> {
-    return this.write(user, sessionName, (s) => this.deleteIn(s, node, prop), precondition);
+  async delete(user: string, sessionName: string, node: Owner, prop: PropDef, precondition?: () => void, admin = true): Promise<void> {
+    return this.write(user, sessionName, (s) => this.deleteIn(s, node, prop, { user, admin }), precondition);
   }
 
   /**
@@ -743,8 +747,14 @@ export class ConfigService {
     });
   }
 
-  private createIn(s: EditSession, owner: Owner, prop: PropDef, body: Record<string, unknown>): string[] {
+  private createIn(s: EditSession, owner: Owner, prop: PropDef, body: Record<string, unknown>, writer: Writer = SYSTEM): string[] {
     const type = this.creatableType(prop, body.type);
+    if (!writer.admin) {
+      const whole = adminOnlyBean(this.behaviours, type);
+      if (whole !== undefined) throw adminOnly(writer, `create a ${type.short} in '${prop.name}'`, whole);
+      const guarded = adminOnlyChanges(this.behaviours, type, Object.keys(body).filter((k) => body[k] !== undefined && body[k] !== null));
+      if (guarded) throw adminOnly(writer, `set ${quoted(guarded.names)} of a ${type.short}`, guarded.what);
+    }
     const collection = prop.shape === 'collection';
     const keyProp = type.keyProp;
     const name = collection ? body[keyProp] : (body[keyProp] ?? owner.record?.values.name ?? owner.parentName ?? prop.name);
@@ -761,7 +771,7 @@ export class ConfigService {
     return collection ? [...owner.identity, prop.name, name as string] : [...owner.identity, prop.name];
   }
 
-  private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>): void {
+  private updateIn(s: EditSession, node: Owner, type: TypeDef, body: Record<string, unknown>, writer: Writer = SYSTEM): void {
     // Rules spanning beans first (the domain must name an administration server it has).
     checkUpdate(this.behaviours, type, s, node.key, body);
     const current = s.bean(node.key);
@@ -770,13 +780,36 @@ export class ConfigService {
     const shown = echoes ? configurationValues(this.behaviours, { type, key: node.key, identity: node.identity, scope: {}, ...(current ? { record: current } : {}) }, new ConfigIndex(s)) : undefined;
     const values = validateWrite(this.writeContext(s), type, body, { ...shown, ...current?.values, [type.keyProp]: current?.values[type.keyProp] ?? node.parentName });
     if (Object.keys(values.set).length === 0 && values.unset.length === 0) return;
+    const before = current?.values ?? {};
+    if (!writer.admin) {
+      // Only what really changes counts: a body that echoes a connection setting unchanged is taken.
+      const now = (k: string) => (before[k] !== undefined ? before[k] : type.prop.get(k)?.defaultValue);
+      const changed = [...Object.keys(values.set).filter((k) => !sameValue(now(k), values.set[k])), ...values.unset.filter((k) => before[k] !== undefined)];
+      const guarded = adminOnlyChanges(this.behaviours, type, changed);
+      if (guarded) throw adminOnly(writer, `change ${quoted(guarded.names)} of ${type.short}`, guarded.what);
+    }
+    const moved = connectionSettings(this.behaviours, type)?.moved;
+    if (moved) {
+      const after: Record<string, unknown> = { ...before, ...values.set };
+      for (const k of values.unset) delete after[k];
+      for (const d of moved(s, node.key, before, after, new Set([...Object.keys(values.set), ...values.unset]))) {
+        if (d.key === node.key) {
+          for (const k of d.unset) if (!values.unset.includes(k)) values.unset.push(k);
+          continue;
+        }
+        const other = s.bean(d.key);
+        if (other) s.recordUpdate(d.key, other.type, {}, d.unset);
+      }
+    }
     s.recordUpdate(node.key, type.name, values.set, values.unset);
   }
 
-  private deleteIn(s: EditSession, node: Owner, prop: PropDef): void {
+  private deleteIn(s: EditSession, node: Owner, prop: PropDef, writer: Writer = SYSTEM): void {
     // Protected beans first (the administration server).
     const type = this.typeAt(s, node.key);
     if (type) checkDelete(this.behaviours, type, s, node.key);
+    const whole = type && !writer.admin ? adminOnlyBean(this.behaviours, type) : undefined;
+    if (type && whole !== undefined) throw adminOnly(writer, `remove a ${type.short}`, whole);
     if (prop.shape === 'singleton' && !prop.optional) {
       throw badRequest(`'${prop.name}' always exists and cannot be deleted; POST to it to change its properties.`);
     }
@@ -1081,4 +1114,24 @@ function notEditor(what: string): Problem {
     { detail: `Not edit lock owner: start an edit (changeManager/startEdit) before you ${what}.` },
     { detail: 'Failed to resolve the changes in this edit session with the global configuration.' },
   ]);
+}
+
+/** Who makes a change, as the configuration's own rules judge it. */
+interface Writer {
+  user: string;
+  /** Holds the Admin role: may change connection settings. */
+  admin: boolean;
+}
+
+/** The server's own changes (and those of callers checked before): every right. */
+const SYSTEM: Writer = { user: '', admin: true };
+
+function adminOnly(writer: Writer, act: string, what: string): Problem {
+  return forbidden(`User '${writer.user}' may not ${act}: ${what} change only with the Admin role. Nothing was changed.`);
+}
+
+const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

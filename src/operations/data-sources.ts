@@ -5,6 +5,7 @@ import { serverTaskPrefix } from '../runtime/tasks.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import { BOOL, INT, JDBC_TASK, OPERATOR, READERS, RT, STRING, VOID, action, ov, p, query, str, task } from './declare.js';
 import { partitionOf, serverOf } from './beans.js';
+import { undisclosedFailure } from '../runtime/data-sources/reasons.js';
 
 const DS = RT + 'JDBCDataSourceRuntimeMBean';
 
@@ -90,7 +91,10 @@ export const dataSourceOperations: OperationDefinition[] = [
     const pools = use.engine.dataSources;
     // The pool's own test; where this process runs no pool (not started), only an injected fault fails it.
     const reason = pools.has(w.server, w.partition, w.ds) ? await pools.testPool(w.server, w.partition, w.ds) : (use.engine.faults.dataSourceDown(w.ds, w.server) ?? null);
-    return returns(reason === null ? null : `Connection test failed: data source '${w.ds}' cannot reach its database: ${reason}`);
+    if (reason === null) return returns(null);
+    // Why it failed is for administrators: the reason tells an open port from a closed one.
+    if (!call.principal.roles.has('Admin')) return returns(`Connection test failed: ${undisclosedFailure(w.ds)}`);
+    return returns(`Connection test failed: data source '${w.ds}' cannot reach its database: ${reason}`);
   }),
   defineOperation(query(DS, 'poolExists', [ov(BOOL, str('poolName'))]), (call) => {
     const name = call.args.poolName;

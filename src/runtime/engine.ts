@@ -19,6 +19,7 @@ import { ServerTrees } from './server-trees.js';
 import { ConnectorPools } from './pools.js';
 import { DataSources } from './data-sources/pools.js';
 import { dataSourceSettings } from './data-sources/settings.js';
+import { undisclosedFailure } from './data-sources/reasons.js';
 import { type ServerEndpoints, endpointOf, serverEndpoints } from './endpoints.js';
 import { ServedRequests } from './served.js';
 import {
@@ -371,14 +372,17 @@ export class RuntimeEngine implements RuntimeFigures {
     return { ...modelled, ...live, state, enabled: operator !== 'Shutdown', lastTask: this.lastTasks.get(`${server}/${partition}/${ds}`) ?? null };
   }
 
-  /** The JDBC service's health on a server: a warning naming each data source that cannot use its database. */
-  jdbcServiceFigures(server: string): Record<string, unknown> {
+  /**
+   * The JDBC service's health on a server: a warning naming each data source that cannot use its
+   * database, with the reason when `detailed` (administrators), a general sentence otherwise.
+   */
+  jdbcServiceFigures(server: string, detailed = true): Record<string, unknown> {
     const failing = this.dataSources.failing(server);
     const symptoms = failing.map((f) => ({
       type: 'jdbc',
       severity: 'medium',
       instanceId: f.partition === '' ? f.name : `${f.partition}/${f.name}`,
-      info: f.reason,
+      info: detailed ? f.reason : undisclosedFailure(f.name),
     }));
     // `warn`, the token this product version uses (as the thread pool's health does).
     return { healthState: { state: failing.length > 0 ? 'warn' : 'ok', subsystemName: 'JDBC', partitionName: null, symptoms } };

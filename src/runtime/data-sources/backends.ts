@@ -3,7 +3,7 @@
 // vendors (no client here): a check that the database's port accepts TCP connections.
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { DatabaseAddress } from './jdbc-url.js';
+import type { DatabaseAddress } from '../../core/jdbc-url.js';
 import { acceptsConnections } from './reachability.js';
 import { DatabaseFailure } from './reasons.js';
 import { type DataSourceSettings, testStatement } from './settings.js';

@@ -33,6 +33,15 @@ const NETWORK: Record<string, string> = {
   EADDRNOTAVAIL: 'has an address this machine cannot connect to',
 };
 
+/**
+ * What a caller who is not an administrator is told of a data source that cannot use its database:
+ * no address, no system error or SQLSTATE (those tell an open port from a closed one, a wrong
+ * password from a missing database).
+ */
+export function undisclosedFailure(dataSource: string): string {
+  return `Data source '${dataSource}' cannot use its database; administrators can read why.`;
+}
+
 /** A sentence: the database at `where` followed by what went wrong. */
 export function reasonOf(err: unknown, where: string, timeoutSeconds: number): string {
   if (err instanceof DatabaseFailure) return err.message;

@@ -4,7 +4,7 @@
 // descriptor can never make this server wait without end or open unbounded connections.
 import { isSealed, type Sealed } from '../../config/secrets.js';
 import type { Identity, Topology } from '../../config/topology.js';
-import { type DatabaseAddress, parseJdbcUrl, type UnusableUrl } from './jdbc-url.js';
+import { type DatabaseAddress, parseJdbcUrl, type UnusableUrl } from '../../core/jdbc-url.js';
 
 export interface DataSourceSettings {
   address: DatabaseAddress | UnusableUrl;

@@ -2,7 +2,7 @@
 // database name. Only the parts this server connects to are taken from the URL; its parameters
 // (which may carry a user or a password) are never read, repeated or logged. A host is accepted
 // only as a DNS name or an IP address (core/host-name.ts), a port only from 1 to 65535.
-import { hostNameProblem, normalHostName } from '../../core/host-name.js';
+import { hostNameProblem, normalHostName } from './host-name.js';
 
 export interface DatabaseAddress {
   /** `postgresql` gets a real pool; every other vendor a check that its port accepts connections. */
