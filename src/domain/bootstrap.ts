@@ -109,6 +109,14 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     if (!created) await waitForMeta(store, 'created');
   }
   if (created && store.shared) claim();
+  // No record that a domain was made, yet beans or users: a domain whose marker was lost, or a
+  // creation cut short. Either way it is not written over.
+  if (created && (await store.holdsDomain())) {
+    throw new Error(
+      `${store.description} holds a domain's configuration or users but no record that the domain was created (its 'created' mark is missing). ` +
+        'The server did not start and changed nothing: restore the store from a backup, or give the server an empty store to create a new domain.',
+    );
+  }
   // The key is settled before anything else is written: a server given the wrong key changes nothing.
   const key = await settleSecretKey(store, opts.secretKey, opts.givenKey);
   if (store.shared) await store.heartbeat(instance, Date.now());

@@ -68,6 +68,7 @@ export class SqlStore implements Store {
     await this.db.transaction(async (tx) => {
       // Servers starting together on one database take turns migrating it.
       if (this.db.dialect === 'postgres') await tx.all('SELECT pg_advisory_xact_lock(7001)');
+      await this.refuseForeign(tx);
       await tx.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
       const row = (await tx.all<{ version: number }>('SELECT version FROM schema_version'))[0];
       let version = Number(row?.version ?? 0);
@@ -95,6 +96,25 @@ export class SqlStore implements Store {
         for (const l of this.watchListeners) l();
       });
     }
+  }
+
+  /** Throws when the database holds tables but no schema of ours: another application's data is never written to. */
+  private async refuseForeign(tx: SqlClient): Promise<void> {
+    const sql =
+      this.db.dialect === 'postgres'
+        ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+        : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
+    const tables = (await tx.all<{ name: string }>(sql)).map((r) => r.name);
+    if (tables.length === 0 || tables.includes('schema_version')) return;
+    const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, ... (${tables.length} tables)` : '');
+    throw new Error(
+      `${this.description} holds tables of something else (${shown}), not a domain store. The server did not start and wrote nothing there: give it an empty database of its own.`,
+    );
+  }
+
+  async holdsDomain(): Promise<boolean> {
+    const rows = await this.db.all<{ one: number }>('SELECT 1 AS one FROM beans UNION ALL SELECT 1 AS one FROM users LIMIT 1');
+    return rows.length > 0;
   }
 
   async close(): Promise<void> {
@@ -158,7 +178,13 @@ export class SqlStore implements Store {
     } finally {
       if (sqlite) await this.db.all(`PRAGMA secure_delete = ${Number(before)}`);
     }
-    if (!sqlite || remove.length === 0) return;
+    if (remove.length === 0) return;
+    if (!sqlite) {
+      // A deleted row stays in PostgreSQL's table files until they are rewritten: the table is
+      // copied into new files without it, and the old files removed.
+      await this.db.run('VACUUM FULL meta');
+      return;
+    }
     // Earlier copies of the removed values go too: the database is rewritten without its free
     // pages, and the write-ahead log emptied.
     await this.db.run('VACUUM');

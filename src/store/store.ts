@@ -163,8 +163,13 @@ export interface Store {
   /** A short description for logs (never a password). */
   readonly description: string;
 
-  /** Creates or migrates the schema. */
+  /**
+   * Creates or migrates the schema. A database holding tables but not this server's schema
+   * (another application's) is refused, and nothing is written to it.
+   */
   open(): Promise<void>;
+  /** True when the store holds any configuration bean or user: a domain, or what is left of one. */
+  holdsDomain(): Promise<boolean>;
   close(): Promise<void>;
 
   getMeta(key: string): Promise<string | undefined>;
@@ -173,7 +178,8 @@ export interface Store {
   initMeta(key: string, value: string): Promise<string>;
   /**
    * Sets and removes meta values in one transaction. What is removed is also scrubbed from the
-   * database files where the database allows it (SQLite), not merely marked free.
+   * database files, not merely marked free (SQLite: overwritten, the file rewritten and its log
+   * emptied; PostgreSQL: the table rewritten into new files, the old ones removed).
    */
   replaceMeta(set: Record<string, string>, remove: string[]): Promise<void>;
 
