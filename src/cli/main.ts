@@ -10,6 +10,17 @@ import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT, limitHeapGrowth, parseHeapGrowth } from './heap.js';
+import { STORE_ENV, chooseStore, hideStorePassword } from './store-url.js';
+
+const STORE_PASSWORD_FILE_HELP = "file whose first line is the PostgreSQL store's password (keeps it out of the process list; so do PGPASSWORD and " + STORE_ENV + ')';
+
+/** The store of a server command, from --store, APPSERVER_STORE and --store-password-file; warnings on standard error. */
+function storeOf(opts: { store?: string; storePasswordFile?: string }): string | undefined {
+  hideStorePassword();
+  const choice = chooseStore(opts);
+  for (const w of choice.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
+  return choice.url;
+}
 
 const program = new Command();
 program.name('appserver-admin').description('Administration server of an appserver domain');
@@ -20,7 +31,8 @@ program
   .option('--host <address>', 'address to listen on', '127.0.0.1')
   .option('--port <number>', 'port to listen on', (v) => Number.parseInt(v, 10), 7001)
   .option('--data-dir <dir>', 'data directory', './data')
-  .option('--store <url>', 'postgres://user:password@host:port/database to share the domain between servers (default: SQLite in the data directory)')
+  .option('--store <url>', `postgres://user@host:port/database to share the domain between servers (default: ${STORE_ENV}, else SQLite in the data directory)`)
+  .option('--store-password-file <file>', STORE_PASSWORD_FILE_HELP)
   .option('--port-offset <n>', "added to every managed server's ports (listen, SSL and administration ports), so several domains share one host", parsePortOffset, 0)
   .option('--no-listeners', "running managed servers do not open their own ports")
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug): info shows start-up, warnings, activations, lifecycle changes and the audit; debug adds a line per request', 'info')
@@ -33,8 +45,9 @@ program
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
   .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
     limitHeapGrowth(opts.heapGrowth);
+    const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
     // closes its store cleanly instead of dying by the signal.
     let server: RunningServer | undefined;
@@ -56,7 +69,7 @@ program
       listeners: opts.listeners,
       logLevel: opts.logLevel,
       logFormat: opts.logFormat as LogFormat,
-      ...(opts.store ? { store: opts.store } : {}),
+      ...(store ? { store } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
       ...(opts.control ? { control: true } : {}),
@@ -79,7 +92,8 @@ program
   .description('create a data directory holding a generated domain of the given size, or one imported from config.xml or a model')
   .requiredOption('--data-dir <dir>', 'data directory to create')
   .option('--from <file>', 'import the domain from config.xml (its descriptors are read from its folder) or a model (.yaml, .yml)')
-  .option('--store <url>', 'a postgres:// URL to create the domain in (default: SQLite in the data directory)')
+  .option('--store <url>', `a postgres://user@host:port/database URL to create the domain in (default: ${STORE_ENV}, else SQLite in the data directory)`)
+  .option('--store-password-file <file>', STORE_PASSWORD_FILE_HELP)
   .option('--servers <n>', 'managed servers', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.servers)
   .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
@@ -87,8 +101,9 @@ program
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
   .option('--foreign-secrets <mode>', 'with --from: values sealed with another key are kept sealed (keep) or replaced by the placeholder (placeholder)', oneOf('--foreign-secrets', ['keep', 'placeholder'] as const), 'keep')
   .option('--secret-placeholder <text>', 'with --from --foreign-secrets placeholder: the text put in their place', 'changeme')
-  .action(async (opts: { dataDir: string; from?: string; store?: string; secretKeyFile?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
-    const { dataDir, from, store, secretKeyFile, foreignSecrets, secretPlaceholder, ...size } = opts;
+  .action(async (opts: { dataDir: string; from?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
+    const { dataDir, from, store: _store, storePasswordFile: _file, secretKeyFile, foreignSecrets, secretPlaceholder, ...size } = opts;
+    const store = storeOf(opts);
     const { initFrom } = await import('./interchange.js');
     const { initDataDir } = await import('./server.js');
     if (from !== undefined) {
@@ -118,15 +133,17 @@ program
   .description('write the domain of a data directory as config.xml (with its descriptors) or as a model, without starting a server')
   .requiredOption('--format <format>', 'xml (config.xml and its descriptors) or model (YAML)', oneOf('--format', ['xml', 'model'] as const))
   .requiredOption('--data-dir <dir>', 'data directory of the domain')
-  .option('--store <url>', 'a postgres:// URL holding the domain (default: SQLite in the data directory)')
+  .option('--store <url>', `a postgres://user@host:port/database URL holding the domain (default: ${STORE_ENV}, else SQLite in the data directory)`)
+  .option('--store-password-file <file>', STORE_PASSWORD_FILE_HELP)
   .option('--out <file>', 'file to write (default: standard output); for xml, the descriptors go beside it')
   .option('--secrets <mode>', "this domain's sealed values: sealed (only its key opens them) or placeholder (@@SECRET:...@@ to be supplied)", oneOf('--secrets', ['sealed', 'placeholder'] as const), 'sealed')
-  .action(async (opts: { format: 'xml' | 'model'; dataDir: string; store?: string; out?: string; secrets: 'sealed' | 'placeholder' }) => {
+  .action(async (opts: { format: 'xml' | 'model'; dataDir: string; store?: string; storePasswordFile?: string; out?: string; secrets: 'sealed' | 'placeholder' }) => {
+    const store = storeOf(opts);
     const { exportDataDir } = await import('./interchange.js');
     const result = await exportDataDir(opts.dataDir, {
       format: opts.format,
       secrets: opts.secrets,
-      ...(opts.store ? { store: opts.store } : {}),
+      ...(store ? { store } : {}),
       ...(opts.out ? { out: opts.out } : {}),
     });
     await printFindings(result.findings);

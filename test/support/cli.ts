@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 export const BIN = join(ROOT, 'bin', 'appserver-admin.js');
-const CHOSEN = ['APPSERVER_ADMIN_USER', 'APPSERVER_ADMIN_PASSWORD', 'APPSERVER_SECRET_KEY'];
+const CHOSEN = ['APPSERVER_ADMIN_USER', 'APPSERVER_ADMIN_PASSWORD', 'APPSERVER_SECRET_KEY', 'APPSERVER_STORE'];
 
 export interface CliRun {
   proc: ChildProcess;
