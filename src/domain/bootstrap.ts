@@ -149,7 +149,11 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     const password = opts.adminPassword || (generatedPassword = generatePassword());
     if (generatedPassword !== undefined) await opts.revealPassword?.(user, generatedPassword);
     await security.bootstrap(user, password);
-    await store.setMeta('created', new Date(now()).toISOString());
+    const done = new Date(now()).toISOString();
+    // On a shared store the claim goes with the mark: a store that later loses its mark is claimed
+    // by the next server, which then finds the domain and refuses it (above) instead of waiting.
+    if (store.shared) await store.replaceMeta({ created: done }, ['creating']);
+    else await store.setMeta('created', done);
   } else {
     config = fromStored(await store.loadTree(CONFIG_TREE));
     state = entriesToState(await store.runtimeEntries());
