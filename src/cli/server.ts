@@ -15,7 +15,7 @@ import { type ApiDependencies, composeApi } from '../api/compose.js';
 import type { WatchApi } from '../api/watch-api.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
-import { buildApp } from '../http/app.js';
+import { type AppOptions, buildApp } from '../http/app.js';
 import { parseTrustedProxies } from '../http/origin.js';
 import type { UploadLimits } from '../http/deploy-requests.js';
 import { RequestStats } from '../runtime/live.js';
@@ -64,6 +64,11 @@ export interface ServerOptions {
   uploads?: Partial<UploadLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
+  /**
+   * Requests in flight (default 1000), the parts of it one user and one address may hold, and when a
+   * body that stops arriving is cut; the same on every listener of the process.
+   */
+  requests?: Pick<AppOptions, 'maxInFlight' | 'shares' | 'bodyProgress'>;
   /** Limits of watches (watchers, heartbeat, unread bytes, poll) and the journal's window. */
   watch?: ApiDependencies['watch'];
   /** Bounds of the read cache (default: 64 MiB in all, 8 MiB per answer; `maxBytes: 0` keeps nothing). */
@@ -225,6 +230,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),
       ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+      ...opts.requests,
     });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
@@ -295,6 +301,7 @@ function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger
       logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),
       trustProxy,
       ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+      ...(opts.requests ? { requests: opts.requests } : {}),
     });
   const listeners = new ServerListeners(domain.runtime, opener, {
     log: domain.log,

@@ -135,6 +135,8 @@ export const unavailable = (detail: string, retryAfterSeconds: number) => new Pr
 export const STORE_RETRY_SECONDS = 5;
 export const storeUnavailable = (detail: string, retryAfterSeconds = STORE_RETRY_SECONDS) => new Problem('store-unavailable', one(detail), { retryAfterSeconds });
 export const insufficientStorage = (detail: string) => new Problem('insufficient-storage', one(detail));
+/** The request took too long to arrive (its body stopped coming). */
+export const timedOut = (detail: string) => new Problem('timeout', one(detail));
 export const tooMany = (detail: string, retryAfterSeconds: number) => new Problem('too-many', one(detail), { retryAfterSeconds });
 export const badGateway = (detail: string) => new Problem('bad-gateway', one(detail));
 export const gatewayTimeout = (detail: string) => new Problem('gateway-timeout', one(detail));

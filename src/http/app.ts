@@ -4,7 +4,7 @@ import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
-import { Problem, badRequest, internal, notAcceptable, notFound, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
+import { Problem, badRequest, internal, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
@@ -29,6 +29,8 @@ import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
 import { largeAnswers, streamedBytes } from './streaming.js';
 import { lazySchemaCompilers } from './schema-compilers.js';
+import { DEFAULT_SHARES, InFlightShares, Places } from './shares.js';
+import { BodyProgress, type BodyProgressLimits, DEFAULT_BODY_PROGRESS } from './body-progress.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +41,8 @@ declare module 'fastify' {
     wantsHtml: boolean;
     /** The application running here whose context root the URL names (looked up once, on arrival). */
     application: string | undefined;
+    /** The request's places in the shares of the in-flight limit, given back when it ends. */
+    places: Places;
   }
 }
 
@@ -68,6 +72,10 @@ export interface AppOptions {
   uploads?: Partial<UploadLimits>;
   /** Requests in progress beyond which new ones get 503 (default 1000). */
   maxInFlight?: number;
+  /** Parts of `maxInFlight` one user and one client address may hold (default 0.25 and 0.5); past them, 429. */
+  shares?: { user?: number; address?: number };
+  /** When a body that stops arriving is cut (default: 10 s without a byte, or under 1 KiB/s after 5 s). */
+  bodyProgress?: Partial<BodyProgressLimits>;
   /** Event-loop delay (ms) beyond which new requests get 503 (default 1000). */
   maxEventLoopDelay?: number;
   /**
@@ -160,15 +168,36 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   });
 
   const apps = new AppEndpoints(deps.api);
+  const shares = new InFlightShares({ maxInFlight, userShare: opts.shares?.user ?? DEFAULT_SHARES.userShare, addressShare: opts.shares?.address ?? DEFAULT_SHARES.addressShare });
+  const progress = new BodyProgress({ ...DEFAULT_BODY_PROGRESS, ...opts.bodyProgress });
+  app.addHook('onClose', async () => progress.close());
+  /** Requests whose body stopped arriving and that were answered 408 for it. */
+  const stalled = new WeakSet<object>();
+  /** Answers a request whose body stopped arriving with 408, and closes its connection. */
+  const cutBody = (request: FastifyRequest, reply: FastifyReply, why: string) => {
+    stalled.add(request);
+    const socket = request.raw.socket;
+    if (reply.sent || reply.raw.headersSent) {
+      socket?.destroy();
+      return;
+    }
+    reply.header('connection', 'close');
+    // The answer closes the connection; one that lingers after it is dropped.
+    reply.raw.once('finish', () => setTimeout(() => socket?.destroy(), 1000).unref());
+    sendProblem(reply, timedOut(`The request body stopped arriving (${why}); the connection is closed. Send the whole body without pausing.`));
+  };
   // Requests in progress: counted first thing, and counted off exactly once when the response
-  // closes, whether it was sent or the client went away before.
+  // closes, whether it was sent or the client went away before. Each holds a place in its client
+  // address's share too (and in its user's share, once the user is known).
   app.addHook('onRequest', (request, reply, done) => {
     deps.stats.pending++;
     request.application = apps.application(request.url);
     let open = true;
+    const places = (request.places = new Places());
     reply.raw.once('close', () => {
       if (open) deps.stats.pending--;
       open = false;
+      places.end();
       // Also when the client went away before its answer: what the request did stays done.
       if (mayHaveChanged(request, reply.raw.headersSent ? reply.raw.statusCode : undefined)) deps.api.changing();
     });
@@ -181,6 +210,13 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       done(overloaded(`the event loop runs ${Math.round(late)} ms late`));
       return;
     }
+    try {
+      shares.enterAddress(clientAddress(request), (release) => places.add(release));
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (declaresBody(request.headers) && !BODYLESS.has(request.method)) progress.watch(request.raw, (why) => cutBody(request, reply, why));
     done();
   });
 
@@ -211,7 +247,12 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   app.decorateRequest('admitted', false);
   app.decorateRequest('wantsHtml', false);
   app.decorateRequest('application', undefined);
+  app.decorateRequest('places', null as unknown as Places);
 
+  /** Takes a place in the user's share of the in-flight limit (429 when the user holds all of it). */
+  const holdUserShare = (request: FastifyRequest) => {
+    shares.enterUser(request.principal.user, (release) => request.places.add(release));
+  };
   /** What every request meets on arrival; a promise only when the caller must be authenticated at length. */
   const arrive = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
     reply.header('x-content-type-options', 'nosniff');
@@ -246,6 +287,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     if (known) {
       request.principal = known;
       deps.api.mayRead({ principal: known });
+      holdUserShare(request);
       return undefined;
     }
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
@@ -254,6 +296,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       if (!auth.principal) throw unauthenticated(auth.problem);
       const principal = (request.principal = auth.principal);
       deps.api.mayRead({ principal });
+      holdUserShare(request);
     });
   };
   app.addHook('onRequest', (request, reply, done) => {
@@ -379,7 +422,13 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const app = request.application;
     if (app) return apps.handle(request, reply, app);
-    return management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
+    try {
+      return await management.handle(request, reply, parseRequestPath(request.raw.url ?? '/'));
+    } catch (err) {
+      // An upload cut for stalling was answered already (408): what failed after it is its consequence.
+      if (stalled.has(request)) return undefined;
+      throw err;
+    }
   };
   // Prometheus figures: this server's runtime (or the servers `server` names), and its own.
   app.get('/metrics', async (request, reply) => {

@@ -188,7 +188,8 @@ export class Uploads {
     let staging: Staging | undefined;
     return {
       read: async (check) => {
-        staging = this.staging.open(declaredLength(request));
+        // An upload is at most its model, an archive and a plan, with the multipart framing.
+        staging = this.staging.open(declaredLength(request), 2 * this.limits.fileBytes + MAX_BODY_BYTES + 64 * 1024);
         let upload: Upload;
         try {
           upload = await readUpload(request, staging, this.limits, check);

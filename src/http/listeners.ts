@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
 import type { RequestStats } from '../api/caller.js';
-import { buildApp } from './app.js';
+import { type AppOptions, buildApp } from './app.js';
 
 /** Where one managed server listens (as the runtime computes it). */
 export interface ListenSpec {
@@ -31,6 +31,8 @@ export interface ServerListenerOptions {
   logger?: FastifyBaseLogger;
   trustProxy?: readonly string[];
   maxEventLoopDelay?: number;
+  /** In-flight limit, shares and body progress (as the administration port's). */
+  requests?: Pick<AppOptions, 'maxInFlight' | 'shares' | 'bodyProgress'>;
   /** Milliseconds each request waits before it is handled (a slow server, injected through the control interface). */
   latency?: () => number;
 }
@@ -131,6 +133,7 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
           ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
           ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
           ...(https ? { https } : {}),
+          ...opts.requests,
           // A server that stops, fails or is killed drops its connections with it.
           forceClose: true,
         },

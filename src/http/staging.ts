@@ -37,11 +37,19 @@ export class StagingArea {
     return this.held;
   }
 
-  /** A staging folder for one request, holding `declared` bytes at once when the request says its length. */
-  open(declared?: number): Staging {
-    const staging = new Staging(this, join(this.root, randomUUID()));
-    if (declared !== undefined && declared > 0) staging.take(declared);
-    return staging;
+  /**
+   * A staging folder for one request. Room is taken as bytes arrive, never for what a request only
+   * announces: a length declared and not sent holds nothing. A declared length larger than the whole
+   * area, or than `perRequest`, is refused at once (413).
+   */
+  open(declared?: number, perRequest = this.maxBytes): Staging {
+    if (declared !== undefined && declared > this.maxBytes) {
+      throw tooLarge(`The upload is larger than the server can stage (${mib(this.maxBytes)} in all).`);
+    }
+    if (declared !== undefined && declared > perRequest) {
+      throw tooLarge(`The upload is larger than one upload may be (${mib(perRequest)}: the model and at most two files).`);
+    }
+    return new Staging(this, join(this.root, randomUUID()));
   }
 
   /** Takes `bytes` more for `staging`, or refuses: 413 if that upload alone is too large, 503 if others hold the room. */

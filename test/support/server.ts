@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, startServer } from '../../src/cli/server.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/cli/server.js';
 import { storeFor } from './store.js';
 
 export const ADMIN = { user: 'admin', password: 'welcome1' };
@@ -43,6 +43,10 @@ export interface TestServerOptions {
   maxEventLoopDelay?: number;
   /** Managed servers listen on their own ports shifted by this; without it they do not listen at all. */
   portOffset?: number;
+  /** In-flight limit, its shares, and when stalled bodies are cut (the server's defaults otherwise). */
+  requests?: ServerOptions['requests'];
+  /** Limits of application uploads (the server's defaults otherwise). */
+  uploads?: ServerOptions['uploads'];
 }
 
 /** Tests share a small machine: a loop a few seconds late there is load from other tests, not overload. */
@@ -79,6 +83,8 @@ export async function startTestServer(
       ...(options.secretKeyFile !== undefined ? { secretKeyFile: options.secretKeyFile } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       maxEventLoopDelay: options.maxEventLoopDelay ?? TEST_MAX_EVENT_LOOP_DELAY,
+      ...(options.requests ? { requests: options.requests } : {}),
+      ...(options.uploads ? { uploads: options.uploads } : {}),
       // Test runs would fight over the managed servers' ports: they listen only when a test asks.
       ...(options.portOffset !== undefined ? { portOffset: options.portOffset } : { listeners: false }),
     });
