@@ -23,6 +23,7 @@ import { Recorder } from './recorder.js';
 import { Trees } from './trees.js';
 import { EditWriter } from './writers.js';
 import { WatchApi } from './watch-api.js';
+import { BackupApi } from './backup-api.js';
 import { WatchHub, type WatchLimits } from '../watch/hub.js';
 import { DEFAULT_WINDOW, WatchJournal } from '../watch/journal.js';
 import { connectSources } from '../watch/sources.js';
@@ -49,6 +50,8 @@ export interface ComposedApi {
   metrics: AdminMetrics;
   /** Watches of the domain's changes. */
   watch: WatchApi;
+  /** Backups taken while the server runs. */
+  backup: BackupApi;
   /** Ends the watches, writes what the journal and the log files still hold (when the server stops). */
   close(): Promise<void>;
 }
@@ -124,6 +127,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     api,
     metrics,
     watch: new WatchApi(hub),
+    backup: new BackupApi(domain, deps.dataDir),
     close: async () => {
       hub.close();
       logs.flushAll();

@@ -151,9 +151,71 @@ program
     else process.stderr.write(`appserver-admin: wrote ${result.written.join(', ')}\n`);
   });
 
+program
+  .command('backup')
+  .description('write a backup of a domain to a file: from a running server (--url, as an administrator), or from a data directory or store with no server (--data-dir, --store)')
+  .requiredOption('--out <file>', 'the backup file to write (written beside it first, then renamed, mode 0600)')
+  .option('--url <url>', 'a running server, http://host:port (env APPSERVER_URL; the default when neither --data-dir nor --store is given: http://127.0.0.1:7001)')
+  .option('--user <name>', 'an administrator (env APPSERVER_USER)')
+  .option('--password <password>', 'password (env APPSERVER_PASSWORD; safer than a flag, which others may see in the process list)')
+  .option('--config <file>', 'client configuration file, as the client commands take it (env APPSERVER_CONFIG)')
+  .option('--request-timeout <seconds>', 'how long to wait for the server to begin answering, and between pieces of the answer (default 30)', (v) => Number(v))
+  .option('--data-dir <dir>', 'back up this data directory (its SQLite store, or with --store the store named, and its archives) without a server')
+  .option('--store <url>', 'back up the domain of this postgres:// store without a server')
+  .option('--include-secret-key', "offline only: put the domain's secret key in the backup (keep such a file as safe as the key)")
+  .option('--secret-key-file <path>', `with --include-secret-key: the key file (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
+  .action(async (opts: { out: string; url?: string; user?: string; password?: string; config?: string; requestTimeout?: number; dataDir?: string; store?: string; includeSecretKey?: boolean; secretKeyFile?: string }) => {
+    const offline = opts.dataDir !== undefined || opts.store !== undefined;
+    if (offline && (opts.url !== undefined || opts.user !== undefined)) throw new Error('--url and --user take a backup from a running server; --data-dir and --store take one without it: give one or the other');
+    if (offline) {
+      const { backupOffline } = await import('./backup.js');
+      const done = await backupOffline({
+        out: opts.out,
+        ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+        ...(opts.store !== undefined ? { store: opts.store } : {}),
+        ...(opts.includeSecretKey ? { includeSecretKey: true } : {}),
+        ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
+      });
+      process.stdout.write(`Wrote ${opts.out}: ${done.bytes} bytes, configuration version ${done.configVersion}${done.archives ? '' : ', no archives (no --data-dir)'}${opts.includeSecretKey ? ', with the secret key' : ''}.\n`);
+      return;
+    }
+    if (opts.includeSecretKey) throw new Error("--include-secret-key works offline only (--data-dir or --store): a running server never sends its key. Keep the key file apart (see docs/reliability.md)");
+    if (opts.requestTimeout !== undefined && !(opts.requestTimeout > 0 && opts.requestTimeout <= 86_400)) throw new Error('--request-timeout takes a number of seconds between 0 and 86400');
+    const { backupOnline } = await import('./client/backup.js');
+    const done = await backupOnline(
+      {
+        ...(opts.url !== undefined ? { url: opts.url } : {}),
+        ...(opts.user !== undefined ? { user: opts.user } : {}),
+        ...(opts.password !== undefined ? { password: opts.password } : {}),
+        ...(opts.config !== undefined ? { config: opts.config } : {}),
+        ...(opts.requestTimeout !== undefined ? { requestTimeout: opts.requestTimeout } : {}),
+      },
+      opts.out,
+    );
+    process.stdout.write(`Wrote ${opts.out}: ${done.bytes} bytes, configuration version ${done.configVersion ?? 'unknown'}.\n`);
+  });
+
+program
+  .command('restore')
+  .description('restore a backup file into a data directory (SQLite) or a store, with no server running on it')
+  .argument('<file>', 'the backup file')
+  .option('--data-dir <dir>', 'data directory to restore into (its store, unless --store, and its archives)', undefined)
+  .option('--store <url>', 'a postgres:// store to restore into (default: SQLite in the data directory)')
+  .option('--force', 'replace the domain the store already holds (stop every server using it first)')
+  .option('--secret-key-file <path>', `where the key of the restored domain is looked for, or written when the backup holds it (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
+  .action(async (file: string, opts: { dataDir?: string; store?: string; force?: boolean; secretKeyFile?: string }) => {
+    const { restoreOffline } = await import('./backup.js');
+    const { result, notes } = await restoreOffline(file, opts);
+    const rows = Object.values(result.rows).reduce((a, b) => a + b, 0);
+    process.stdout.write(
+      `Restored ${file} (taken ${result.header.created} from ${result.header.store}, configuration version ${result.header.configVersion}): ${rows} rows, ${result.restoredArchives} of ${result.archives} archives.\n`,
+    );
+    for (const n of notes) process.stderr.write(`appserver-admin: note: ${n}\n`);
+  });
+
 // The server commands (serve above all) leave the client's commands and their modules unloaded:
 // a start does not pay for them. Help and every other command line see them all.
-const SERVER_COMMANDS = new Set(['serve', 'init', 'export']);
+const SERVER_COMMANDS = new Set(['serve', 'init', 'export', 'backup', 'restore']);
 if (!SERVER_COMMANDS.has(process.argv[2] ?? '')) {
   const { registerClientCommands } = await import('./client/commands.js');
   registerClientCommands(program);

@@ -13,6 +13,7 @@ import { ControlledScheduler, type Scheduler, clockControlOf } from '../core/clo
 import type { Control } from '../control/control.js';
 import { type ApiDependencies, composeApi } from '../api/compose.js';
 import type { WatchApi } from '../api/watch-api.js';
+import type { BackupApi } from '../api/backup-api.js';
 import type { ManagementApi } from '../api/management-api.js';
 import type { AdminMetrics } from '../metrics/admin.js';
 import { type AppOptions, buildApp } from '../http/app.js';
@@ -142,6 +143,8 @@ export interface OpenManagement {
   metrics: AdminMetrics;
   /** Watches of the domain's changes. */
   watch: WatchApi;
+  /** Backups taken while the server runs. */
+  backup: BackupApi;
   /** What was found wrong at start-up without stopping. */
   warnings: string[];
   /** The control interface, when enabled. */
@@ -203,6 +206,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     stats,
     metrics: composed.metrics,
     watch: composed.watch,
+    backup: composed.backup,
     warnings,
     ...(controller ? { control: controller } : {}),
     passwordMessage: password.message,
@@ -225,7 +229,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const unused = new Set<Socket>();
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
+    app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, backup: open.backup, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
       logger: log,
       trustProxy,
       ...(opts.uploads ? { uploads: opts.uploads } : {}),

@@ -203,6 +203,60 @@ export class AppserverClient {
     throw new AppserverError(kindOfStatus(res.status), `${method} ${shortPath(url, this.base)}: ${res.status} ${what}`, res.status, details, parsed);
   }
 
+  /**
+   * A GET whose answer is streamed to the caller rather than read here (a backup): the request's
+   * time limit covers the wait for the answer's headers; `idleMs` then bounds each pause between
+   * pieces. A status other than 2xx is an AppserverError as for any request.
+   */
+  async download(path: string, options: { idleMs?: number } = {}): Promise<{ headers: Headers; body: AsyncIterable<Uint8Array> }> {
+    const url = this.url(path);
+    const headers: Record<string, string> = { ...this.headers, accept: '*/*' };
+    if (this.auth) headers.authorization = this.auth;
+    const abort = new AbortController();
+    let timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), this.timeout);
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'GET', headers, redirect: 'manual', signal: abort.signal });
+    } catch (err) {
+      clearTimeout(timer);
+      throw unreachable(url, err, this.timeout);
+    }
+    clearTimeout(timer);
+    if (res.status < 200 || res.status >= 300) {
+      const text = await readLimited(res, 1024 * 1024).catch(() => '');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const details = detailsOf(parsed);
+      throw new AppserverError(kindOfStatus(res.status), `GET ${shortPath(url, this.base)}: ${res.status} ${details.join('; ') || text.slice(0, 200) || res.statusText}`, res.status, details, parsed);
+    }
+    const idle = options.idleMs ?? this.timeout;
+    const reader = res.body!.getReader();
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      try {
+        for (;;) {
+          timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), idle);
+          let step;
+          try {
+            step = await reader.read();
+          } catch (err) {
+            throw unreachable(url, err, idle);
+          } finally {
+            clearTimeout(timer);
+          }
+          if (step.done) return;
+          yield step.value;
+        }
+      } finally {
+        await reader.cancel().catch(() => undefined);
+      }
+    }
+    return { headers: res.headers, body: pieces() };
+  }
+
   /** Reads a bean (or any entity). Give the bean's interface as `T` for typed fields. */
   async get<T = Bean>(path: string, options: ReadOptions = {}): Promise<T & BeanBase> {
     const r = await this.request('GET', withQuery(path, options));

@@ -87,6 +87,11 @@ export async function settleSecretKey(store: Store, source: SecretKeySource, giv
   return key;
 }
 
+/** Whether `key` is the key whose check value the store holds (meta `secretKeyCheck`). */
+export function keyMatchesCheck(check: string, key: Buffer): boolean {
+  return sameCheck(check, key);
+}
+
 function checkOf(key: Buffer): string {
   return createHmac('sha256', key).update(CHECK_TEXT).digest('base64');
 }
@@ -128,7 +133,7 @@ function readKeyFile(file: string, warn: (message: string) => void): string | un
 }
 
 /** Writes a new key file, mode 0600, durably. Returns true; refuses to replace an existing file. */
-function writeKeyFile(file: string, key: Buffer): true {
+export function writeKeyFile(file: string, key: Buffer): true {
   let fd: number;
   try {
     fd = openSync(file, 'wx', 0o600);

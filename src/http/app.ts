@@ -27,6 +27,8 @@ import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/e
 import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
+import { isBackup, registerBackup } from './backup.js';
+import type { BackupApi } from '../api/backup-api.js';
 import { largeAnswers, streamedBytes } from './streaming.js';
 import { lazySchemaCompilers } from './schema-compilers.js';
 import { DEFAULT_SHARES, InFlightShares, Places } from './shares.js';
@@ -59,6 +61,8 @@ export interface AppDependencies {
   watch?: WatchApi;
   /** The control interface (faults, clock, snapshots, journal); absent unless the server was started with it. */
   control?: Control;
+  /** Backups of the domain at /appserver/backup (none when absent: a managed server's own ports). */
+  backup?: BackupApi;
   /** Told of every answer with the bytes received and sent (a managed server's served requests). */
   served?: (bytesReceived: number, bytesSent: number) => void;
 }
@@ -276,7 +280,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);
     request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
-    if (!isMetrics(request.url) && !isWatch(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !isBackup(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // A caller whose credentials were verified before is known at once (on a store of its own).
     return signIn(request);
   };
@@ -444,6 +448,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   }
   if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);
+  if (deps.backup) registerBackup(app, deps.backup);
   // The console: a page, its script and style sheet, and the UI library it is written with.
   const serveConsole = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!.slice(CONSOLE_PATH.length);

@@ -1,6 +1,7 @@
 // The store over a SQL database (SQLite or PostgreSQL, through a small driver). Writes bump the
 // version of the component they change in the same transaction and, on PostgreSQL, notify the
 // other servers when the transaction commits.
+import { BACKUP_TABLES, PRIVATE_META, type StoreDump, TRANSIENT_TABLES, type TableRows } from './backup/tables.js';
 import { MIGRATIONS } from './migrations.js';
 import { type SqlClient, type SqlDriver, commitUncertain } from './sql.js';
 import { storeUnavailable } from '../core/problems.js';
@@ -588,6 +589,50 @@ export class SqlStore implements Store {
 
   onWatchEvents(fn: () => void): void {
     this.watchListeners.push(fn);
+  }
+
+  // ---- backup and restore ----
+
+  async backupTables(): Promise<StoreDump> {
+    return this.db.transaction(async (tx) => {
+      const schema = Number((await tx.all<{ version: number | string }>('SELECT version FROM schema_version'))[0]?.version ?? 0);
+      const tables: TableRows[] = [];
+      let configVersion = 0;
+      for (const t of BACKUP_TABLES) {
+        const order = t.columns.slice(0, t.name === 'beans' ? 2 : 1).join(', ');
+        const rows = await tx.all<Record<string, unknown>>(`SELECT ${t.columns.join(', ')} FROM ${t.name} ORDER BY ${order}`);
+        const out: unknown[][] = [];
+        for (const r of rows) {
+          if (t.name === 'meta' && PRIVATE_META.has(r.key as string)) continue;
+          if (t.name === 'meta' && r.key === 'configVersion') configVersion = Number(r.value);
+          // PostgreSQL answers BIGINT columns as text: every store writes them as numbers.
+          out.push(t.columns.map((c) => (t.integers.includes(c) && r[c] !== null ? Number(r[c]) : r[c])));
+        }
+        tables.push({ table: t.name, columns: t.columns, rows: out });
+      }
+      return { schema, dialect: this.db.dialect, configVersion, tables };
+    }, 'snapshot');
+  }
+
+  async restoreTables(source: AsyncIterable<TableRows>): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const t of BACKUP_TABLES) await tx.run(`DELETE FROM ${t.name}`);
+      for (const name of TRANSIENT_TABLES) await tx.run(`DELETE FROM ${name}`);
+      for await (const part of source) {
+        const known = BACKUP_TABLES.find((t) => t.name === part.table);
+        // The reader checked names already; this keeps any other caller from naming SQL.
+        if (!known || part.columns.some((c) => !known.columns.includes(c))) throw new Error(`table ${part.table} cannot be restored with columns ${part.columns.join(', ')}`);
+        await this.insertMany(tx, `INSERT INTO ${known.name} (${part.columns.join(', ')})`, part.rows);
+      }
+      if (this.db.dialect === 'postgres') {
+        for (const t of BACKUP_TABLES) {
+          if (!t.autoId) continue;
+          await tx.all(`SELECT setval(pg_get_serial_sequence('${t.name}', '${t.autoId}'), COALESCE((SELECT MAX(${t.autoId}) FROM ${t.name}), 0) + 1, false)`);
+        }
+      }
+      // Servers that start on it (or still run on it) reload everything.
+      await this.bump(tx, ...COMPONENTS);
+    });
   }
 
   // ---- instances ----

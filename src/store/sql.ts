@@ -6,10 +6,13 @@ export interface SqlClient {
   run(sql: string, params?: unknown[]): Promise<{ changes: number; lastId: number | undefined }>;
 }
 
+/** 'write' (the default) takes the write lock at once (SQLite); 'snapshot' only reads, and sees one committed state throughout. */
+export type TransactionMode = 'write' | 'snapshot';
+
 export interface SqlDriver extends SqlClient {
   readonly dialect: 'sqlite' | 'postgres';
   /** Runs `fn` in one transaction; nothing else touches the database meanwhile on this connection. */
-  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode?: TransactionMode): Promise<T>;
   close(): Promise<void>;
   /** Sends a notification when the current transaction commits (PostgreSQL). */
   notifySql?: string;

@@ -1,6 +1,7 @@
 // The storage interface. Everything durable goes through it: SQLite is the embedded default, and
 // PostgreSQL lets several servers share one domain. Every write bumps the version of the part of
 // the domain it changed, in the same transaction, so servers sharing a store can tell what to reload.
+import type { StoreDump, TableRows } from './backup/tables.js';
 
 /** One bean of a stored tree. `collection`/`name` place items in their collection; `ord` keeps their order. */
 export interface StoredBean {
@@ -273,6 +274,19 @@ export interface Store {
   snapshots(): Promise<SnapshotInfo[]>;
   /** True when there was one. */
   deleteSnapshot(name: string): Promise<boolean>;
+
+  /**
+   * Every table of the domain a backup holds, read in one transaction that sees one committed state
+   * (a repeatable-read snapshot on PostgreSQL), so it is consistent to one activation.
+   */
+  backupTables(): Promise<StoreDump>;
+  /**
+   * Replaces the domain with restored tables in one transaction: every backed-up table is emptied,
+   * as are the tables of live servers (heartbeats, listener leases, failed logins); the tables
+   * `source` yields are filled; auto-numbering moves past the restored ids; every component's
+   * version moves on. Nothing is changed if `source` throws.
+   */
+  restoreTables(source: AsyncIterable<TableRows>): Promise<void>;
 
   /** Records that a server instance is alive now. */
   heartbeat(instance: string, now: number): Promise<void>;

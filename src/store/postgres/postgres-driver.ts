@@ -10,7 +10,7 @@
 // delay, and the store is told when it is back so that it catches up with what it missed.
 import type pg from 'pg';
 import { storeUnavailable } from '../../core/problems.js';
-import { type SqlClient, type SqlDriver, markCommitUncertain } from '../sql.js';
+import { type SqlClient, type SqlDriver, type TransactionMode, markCommitUncertain } from '../sql.js';
 
 /** `?` placeholders to PostgreSQL's `$1, $2, ...`. */
 function numbered(sql: string): string {
@@ -103,7 +103,7 @@ export class PostgresDriver implements SqlDriver {
     return client(await this.pool(), NOTHING_CHANGED).run(sql, params);
   }
 
-  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
     let conn: pg.PoolClient;
     try {
       conn = await (await this.pool()).connect();
@@ -116,7 +116,8 @@ export class PostgresDriver implements SqlDriver {
     const onError = (err: unknown) => (lost = err);
     conn.on('error', onError);
     try {
-      await client(conn, NOTHING_CHANGED).run('BEGIN');
+      // A snapshot sees the database as it was at its first statement, whatever commits meanwhile.
+      await client(conn, NOTHING_CHANGED).run(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       const result = await fn(client(conn, NOTHING_CHANGED));
       try {
         await conn.query('COMMIT');

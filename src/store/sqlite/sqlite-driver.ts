@@ -6,7 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Mutex } from '../../core/mutex.js';
-import type { SqlClient, SqlDriver } from '../sql.js';
+import type { SqlClient, SqlDriver, TransactionMode } from '../sql.js';
 
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -53,9 +53,10 @@ export class SqliteDriver implements SqlDriver {
     return this.queue.run(() => this.direct.run(sql, params));
   }
 
-  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
     return this.queue.run(async () => {
-      this.db.exec('BEGIN IMMEDIATE');
+      // A read-only transaction takes no write lock; in WAL mode it reads one committed state.
+      this.db.exec(mode === 'snapshot' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
       try {
         const result = await fn(this.direct);
         this.db.exec('COMMIT');

@@ -1,0 +1,31 @@
+// GET /appserver/backup: a backup of the domain as it is now, streamed (see src/store/backup/).
+// Administrators only; it carries the whole domain, so like a write it needs X-Requested-By (a page
+// of another site cannot make a browser fetch it with the user's credentials and read it).
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { BackupApi } from '../api/backup-api.js';
+import { badRequest } from '../core/problems.js';
+import { clientAddress } from './management.js';
+
+export const BACKUP_PATH = '/appserver/backup';
+
+/** True for the backup's path, with or without a query. */
+export function isBackup(url: string): boolean {
+  return url === BACKUP_PATH || url.startsWith(`${BACKUP_PATH}?`);
+}
+
+export function registerBackup(app: FastifyInstance, backup: BackupApi): void {
+  app.get(BACKUP_PATH, { exposeHeadRoute: false }, async (request, reply) => {
+    const caller = { principal: request.principal, address: clientAddress(request) };
+    backup.admit(caller);
+    const csrf = request.headers['x-requested-by'];
+    if (typeof csrf !== 'string' || csrf.trim() === '') {
+      throw badRequest("The header 'X-Requested-By' is required to take a backup (any non-empty value, for example 'X-Requested-By: MyClient').");
+    }
+    const taken = await backup.take(caller);
+    reply.header('content-type', 'application/x-ndjson; charset=utf-8');
+    reply.header('content-disposition', `attachment; filename="${taken.fileName}"`);
+    reply.header('x-appserver-config-version', String(taken.configVersion));
+    return reply.send(Readable.from(taken.bytes));
+  });
+}

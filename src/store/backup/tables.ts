@@ -1,0 +1,57 @@
+// What of a store goes into a backup: the tables that hold the domain, each with its columns and
+// which of them are whole numbers or may be empty. Left out on purpose: who is alive now
+// (instances), who holds a managed server's ports (listener_leases), failed-login counts and
+// lockouts (login_failures), and the component versions (a restore moves them all on).
+
+export interface BackupTable {
+  name: string;
+  columns: readonly string[];
+  /** Columns holding whole numbers (the rest hold text). */
+  integers: readonly string[];
+  /** Columns that may be null. */
+  nullable: readonly string[];
+  /** The auto-numbered column, whose counter a restore moves past the restored rows. */
+  autoId?: string;
+}
+
+export const BACKUP_TABLES: readonly BackupTable[] = [
+  { name: 'meta', columns: ['key', 'value'], integers: [], nullable: [] },
+  { name: 'beans', columns: ['tree', 'key', 'collection', 'name', 'ord', 'type', 'data'], integers: ['ord'], nullable: ['collection', 'name'] },
+  { name: 'users', columns: ['name', 'hash', 'description'], integers: [], nullable: [] },
+  { name: 'groups', columns: ['name', 'description'], integers: [], nullable: [] },
+  { name: 'group_members', columns: ['grp', 'member'], integers: [], nullable: [] },
+  { name: 'sessions', columns: ['name', 'info', 'changes', 'rev'], integers: ['rev'], nullable: [] },
+  { name: 'activations', columns: ['id', 'version', 'data'], integers: ['id', 'version'], nullable: [], autoId: 'id' },
+  { name: 'runtime', columns: ['key', 'data'], integers: [], nullable: [] },
+  { name: 'tasks', columns: ['key', 'collection', 'ord', 'type', 'data'], integers: ['ord'], nullable: [] },
+  { name: 'documents', columns: ['key', 'data', 'rev'], integers: ['rev'], nullable: [] },
+  { name: 'audit', columns: ['id', 'at', 'username', 'address', 'action', 'bean', 'outcome', 'detail'], integers: ['id', 'at'], nullable: ['username'], autoId: 'id' },
+  { name: 'snapshots', columns: ['name', 'created', 'bytes', 'data'], integers: ['created', 'bytes'], nullable: [] },
+  { name: 'watch_events', columns: ['id', 'at', 'kind', 'data'], integers: ['id', 'at'], nullable: [], autoId: 'id' },
+];
+
+/** Tables a restore empties without filling: they describe the servers of the moment, not the domain. */
+export const TRANSIENT_TABLES = ['instances', 'listener_leases', 'login_failures'] as const;
+
+/**
+ * Meta entries never backed up: a domain half-created by a server ('creating'), and the secret key
+ * itself, which stores written by early versions kept there (it goes in only when asked, apart).
+ */
+export const PRIVATE_META = new Set(['creating', 'secretKey']);
+
+/** The rows of one table, as read for a backup or fed to a restore. */
+export interface TableRows {
+  table: string;
+  columns: readonly string[];
+  rows: unknown[][];
+}
+
+/** A consistent read of the store for a backup. */
+export interface StoreDump {
+  /** The schema version of the store read. */
+  schema: number;
+  dialect: 'sqlite' | 'postgres';
+  /** The activated configuration's version at the time of the read. */
+  configVersion: number;
+  tables: TableRows[];
+}
