@@ -102,7 +102,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     resolver,
     renderer,
     trees,
-    writers: { edit: new EditWriter(catalog, domain.configService), lifecycle: new LifecycleWriter(domain.lifecycle) },
+    writers: { edit: new EditWriter(catalog, domain.configService, domain.behaviours), lifecycle: new LifecycleWriter(domain.lifecycle) },
     operations,
     collections: new RuntimeCollections(COLLECTIONS, services),
     searcher: new Searcher(resolver, renderer),

@@ -1,10 +1,12 @@
 // Where a tree's changes go. The dispatch resolves a request's target in a tree, checks the method
 // against what the tree's writer takes, has the writer authorize the change, records it in the
 // audit trail under the writer's name for it, and hands it to the writer.
+import { adminOnlyBean } from '../behaviour/connection-settings.js';
+import type { BehaviourRegistry } from '../behaviour/registry.js';
 import type { Catalog } from '../catalog/load.js';
 import type { OperationDef, PropDef } from '../catalog/model.js';
 import type { ConfigService } from '../config/config-service.js';
-import { badRequest } from '../core/problems.js';
+import { badRequest, forbidden } from '../core/problems.js';
 import type { Identity } from '../core/identity.js';
 import { authorize } from '../security/authorize.js';
 import type { Principal } from '../security/service.js';
@@ -66,13 +68,20 @@ export class EditWriter implements TreeWriter {
   constructor(
     private readonly catalog: Catalog,
     private readonly config: ConfigService,
+    private readonly behaviours: BehaviourRegistry,
   ) {}
 
   authorize(principal: Principal, change: Change): void {
     // Actions of the edit tree are the action registry's, which authorizes them by operation.
-    if (change.kind === 'invoke') authorize(principal, { kind: 'invoke', type: change.node.type, op: change.op });
-    else if (change.kind === 'create') authorize(principal, { kind: 'write', type: this.catalog.type(change.prop.creators[0] ?? change.prop.javaType) });
-    else authorize(principal, { kind: 'write', type: change.node.type });
+    if (change.kind === 'invoke') return authorize(principal, { kind: 'invoke', type: change.node.type, op: change.op });
+    const type = change.kind === 'create' ? this.catalog.type(change.prop.creators[0] ?? change.prop.javaType) : change.node.type;
+    authorize(principal, { kind: 'write', type });
+    // Beans that are connection settings as a whole (a data source's driver properties) are the
+    // administrators', whatever their type's roles say; single settings are judged with the body.
+    const settings = principal.roles.has('Admin') ? undefined : adminOnlyBean(this.behaviours, type);
+    if (settings !== undefined) {
+      throw forbidden(`User '${principal.user}' may not ${change.kind === 'create' ? 'create' : change.kind === 'delete' ? 'remove' : 'change'} a ${type.short}: ${settings} change only with the Admin role.`);
+    }
   }
 
   auditName(change: Change): { action: string; bean: string } {

@@ -115,7 +115,7 @@ describe('round 3, item 1: connection settings need the Admin role', () => {
       ['POST', POOL_PARAMS, { testTableName: 'SQL DROP TABLE accounts' }, /'testTableName'/],
       ['POST', POOL_PARAMS, { initSql: 'SQL SELECT pg_sleep(1)' }, /'initSql'/],
       ['POST', PROPS, { name: 'serverName', value: '127.0.0.1' }, /JDBCProperty/],
-      ['POST', `${PROPS}/user`, { value: 'postgres' }, /'value'/],
+      ['POST', `${PROPS}/user`, { value: 'postgres' }, /JDBCProperty/],
       ['DELETE', `${PROPS}/user`, undefined, /JDBCProperty/],
     ];
     for (const [method, path, body, names] of refusals) {
@@ -135,6 +135,15 @@ describe('round 3, item 1: connection settings need the Admin role', () => {
     // No edit session was left behind by the refusals.
     const cm = await admin.get('edit/changeManager?links=none');
     assert.equal(cm.json.locked, false, cm.text);
+  });
+
+  test("a description says who may change a data source's driver properties: administrators only", async () => {
+    const r = await deployer.get(`${PROPS}/user?describe`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json.access.update, ['Admin'], JSON.stringify(r.json.access));
+    assert.deepEqual(r.json.access.delete, ['Admin'], JSON.stringify(r.json.access));
+    const pool = await deployer.get(`${POOL_PARAMS}?describe`);
+    assert.ok(pool.json.access.update.includes('Deployer'), JSON.stringify(pool.json.access));
   });
 
   test('a Deployer still changes what is not a connection setting, and may echo the URL unchanged', async () => {
