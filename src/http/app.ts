@@ -4,7 +4,7 @@ import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
-import { Problem, badRequest, internal, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
+import { Problem, badRequest, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
@@ -410,7 +410,9 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // A body refused before it was read whole is not drained either: the connection closes after the answer.
     if (declaresBody(request.headers) && !request.raw.complete) reply.header('connection', 'close');
     if (error instanceof Problem) {
-      if (statusOf(error) >= 500) request.log.error({ err: error }, 'request failed');
+      // A store out of reach or full is the store's trouble, said once per request without a stack.
+      if (isStoreFailure(error)) request.log.warn({ method: request.method, url: request.url, detail: error.message }, 'request refused: the store could not take it');
+      else if (statusOf(error) >= 500) request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, error);
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
