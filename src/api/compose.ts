@@ -3,6 +3,8 @@
 // recorder, and the log files of the data directory. The composition root (src/cli/server.ts)
 // calls it once; tests call it to use the API in-process.
 import type { Catalog } from '../catalog/load.js';
+import { join } from 'node:path';
+import { DEPLOYABLE_COLLECTIONS, KeptArchives } from '../runtime/archives/kept.js';
 import { lifecycleOperations } from '../catalog/overlay/lifecycle.js';
 import type { Domain } from '../domain/domain.js';
 import { RuntimeCollections } from '../operations/collections.js';
@@ -17,7 +19,7 @@ import { LogFiles } from '../runtime/logs.js';
 import { AdminMetrics } from '../metrics/admin.js';
 import { Resolver } from '../tree/resolve.js';
 import { LifecycleWriter } from './lifecycle-writer.js';
-import { ManagementApi } from './management-api.js';
+import { ManagementApi, referencedArchives } from './management-api.js';
 import { DEFAULT_READ_CACHE, ReadCache, type ReadCacheLimits } from './read-cache.js';
 import { Recorder } from './recorder.js';
 import { Trees } from './trees.js';
@@ -96,6 +98,19 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   // Reads answered before, forgotten at every change of the domain.
   const cache = new ReadCache({ ...DEFAULT_READ_CACHE, ...deps.readCache }, { now: () => domain.scheduler.now(), served: () => domain.runtime.served.total });
   domain.changes.listen(() => cache.clear());
+  // Uploaded archives no deployment names any more (undeployed, or left by an earlier run) are removed
+  // whenever an activation adds or removes deployments.
+  const archives = new KeptArchives(join(deps.dataDir, 'applications'));
+  const sweepArchives = () => {
+    try {
+      archives.sweep(referencedArchives(domain));
+    } catch (err) {
+      domain.log.warn({ err }, 'unused application archives not removed');
+    }
+  };
+  domain.configService.onActivation((result) => {
+    if (result.keys.some((k) => DEPLOYABLE_COLLECTIONS.some((c) => k.startsWith(`${c}/`)))) sweepArchives();
+  });
   const api = new ManagementApi({
     catalog,
     domain,
@@ -108,6 +123,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     searcher: new Searcher(resolver, renderer),
     recorder: new Recorder(domain.security.audit),
     cache,
+    archives,
   });
   const metrics = new AdminMetrics({
     tasks: () => domain.tasks.all(),

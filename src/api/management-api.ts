@@ -9,7 +9,7 @@ import type { Catalog } from '../catalog/load.js';
 import type { ApiVersion, OperationDef, PropDef } from '../catalog/model.js';
 import { isLifecycleVersion, managementVersion } from '../catalog/versions.js';
 import { DEFAULT_SESSION } from '../config/session.js';
-import { type Identity, parseReference } from '../core/identity.js';
+import { type Identity, itemKey, parseReference } from '../core/identity.js';
 import { evaluate, hasConditions } from '../core/preconditions.js';
 import { type ProblemDetail, badRequest, invalid, isStoreFailure, methodNotAllowed, notFound, unavailable } from '../core/problems.js';
 import type { Domain } from '../domain/domain.js';
@@ -23,6 +23,7 @@ import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { SearchParts, Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
+import { DEPLOYABLE_COLLECTIONS, type KeptArchives } from '../runtime/archives/kept.js';
 import type { AuditNote } from '../security/audit.js';
 import { authorize } from '../security/authorize.js';
 import type { Authentication, Principal } from '../security/service.js';
@@ -84,6 +85,8 @@ export interface ApiParts {
   recorder: Recorder;
   /** Reads answered before, as printed, until the domain changes. */
   cache: ReadCache;
+  /** Uploaded archives kept for deployments (removed when no deployment names them). */
+  archives?: KeptArchives;
 }
 
 /** Where a read's answer is kept in the read cache, what its render looked at, and when it began. */
@@ -719,20 +722,32 @@ export class ManagementApi {
     if (problems.length > 0) throw invalid(problems);
     const app = String(name);
     const stored = upload.store(app);
-    const source = stored.archive ?? sourcePath;
-    if (typeof source !== 'string' || source === '') {
-      throw invalid([{ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." }]);
+    const kept = [stored.archive, stored.plan].filter((p): p is string => p !== undefined);
+    // What was stored stays while the deployment is made, and goes if it is refused.
+    const release = this.parts.archives?.hold(kept);
+    let made: Awaited<ReturnType<Domain['deployments']['deploy']>>;
+    try {
+      const source = stored.archive ?? sourcePath;
+      if (typeof source !== 'string' || source === '') {
+        throw invalid([{ path: 'sourcePath', detail: "A deployment needs a 'sourcePath': a path on the server, or the archive as the multipart part 'sourcePath'." }]);
+      }
+      const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
+      const plan = stored.plan ?? planPath;
+      made = await this.parts.domain.deployments.deploy(write.principal.user, write.session, {
+        name: app,
+        sourcePath: source,
+        targets: refs as string[][],
+        planPath: typeof plan === 'string' ? plan : undefined,
+        finalState: 'STATE_ACTIVE',
+        properties,
+      });
+    } catch (err) {
+      release?.();
+      this.parts.archives?.remove(kept, referencedArchives(this.parts.domain));
+      throw err;
     }
-    const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
-    const plan = stored.plan ?? planPath;
-    const { identity, task } = await this.parts.domain.deployments.deploy(write.principal.user, write.session, {
-      name: app,
-      sourcePath: source,
-      targets: refs as string[][],
-      planPath: typeof plan === 'string' ? plan : undefined,
-      finalState: 'STATE_ACTIVE',
-      properties,
-    });
+    release?.();
+    const { identity, task } = made;
     await this.parts.domain.flush();
     const location = ctx.urls.href([...owner.root.base, ...identity]);
     return this.progressAnswer(caller, task, ctx, { status: 201, body: {}, headers: { location } });
@@ -825,3 +840,21 @@ function beforeParam(query: Record<string, unknown> | undefined): number | undef
 }
 
 export type { Identity };
+
+/** Paths of the archives and plans deployments name: the active configuration's and every edit session's. */
+export function referencedArchives(domain: Domain): Set<string> {
+  const out = new Set<string>();
+  const add = (values: Record<string, unknown> | undefined) => {
+    if (!values) return;
+    for (const v of [values.sourcePath, values.planPath]) if (typeof v === 'string' && v !== '') out.add(v);
+  };
+  const topology = domain.topology();
+  for (const collection of DEPLOYABLE_COLLECTIONS) {
+    for (const bean of topology.items([], collection)) add(bean.values);
+    for (const session of domain.configService.allSessions()) {
+      if (!session.hasChanges) continue;
+      for (const name of session.itemNames(collection)) add(session.bean(itemKey(collection, name))?.values);
+    }
+  }
+  return out;
+}
