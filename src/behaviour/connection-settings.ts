@@ -68,6 +68,16 @@ export function registerConnectionSettings(registry: BehaviourRegistry): void {
       return dropped;
     },
   });
+  // A partition's override of a data source: where it connects, as whom, and with which password.
+  registry.register(SETTINGS, 'appserver.management.configuration.JDBCSystemResourceOverrideMBean', {
+    adminOnly: ['URL', 'user'],
+    what: `${WHAT} (a partition's override of it)`,
+    moved(_view, key, before, after, given) {
+      const was = target(before.URL);
+      if (was === '' || was === target(after.URL) || given.has('password') || before.password === undefined || before.password === null) return [];
+      return [{ key, unset: ['password'] }];
+    },
+  });
   // The driver's properties (user, password, connection options) and the data source's own.
   registry.register(SETTINGS, `${J}JDBCPropertyBean`, { adminOnly: 'all', what: `${WHAT} (its driver properties)` });
   registry.register(SETTINGS, `${J}JDBCConnectionPoolParamsBean`, {

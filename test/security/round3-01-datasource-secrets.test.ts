@@ -117,6 +117,7 @@ describe('round 3, item 1: connection settings need the Admin role', () => {
       ['POST', PROPS, { name: 'serverName', value: '127.0.0.1' }, /JDBCProperty/],
       ['POST', `${PROPS}/user`, { value: 'postgres' }, /JDBCProperty/],
       ['DELETE', `${PROPS}/user`, undefined, /JDBCProperty/],
+      ['POST', 'edit/partitions/partition1/JDBCSystemResourceOverrides', { name: 'partition1-ds', URL: attacker, user: 'postgres' }, /'URL', 'user'/],
     ];
     for (const [method, path, body, names] of refusals) {
       const r = method === 'DELETE' ? await deployer.del(path) : await deployer.post(path, body);
@@ -135,6 +136,7 @@ describe('round 3, item 1: connection settings need the Admin role', () => {
     // No edit session was left behind by the refusals.
     const cm = await admin.get('edit/changeManager?links=none');
     assert.equal(cm.json.locked, false, cm.text);
+    assert.equal((await admin.get('edit/partitions/partition1/JDBCSystemResourceOverrides/partition1-ds')).status, 404);
   });
 
   test("a description says who may change a data source's driver properties: administrators only", async () => {
