@@ -1,0 +1,164 @@
+// Applying a model: one edit session, one activation. The beans to create are made level by level
+// (after each level the edit tree is searched again inside the session, so what a new bean brought
+// with it is compared like anything else), then every property is set, references last, then with
+// `prune` what the model does not name is deleted. Any refused request is collected with its place
+// in the model; one or more cancel the session, so the domain is left as it was. A lock held by
+// someone else is named and left alone.
+import type { AppserverClient } from '../client.js';
+import { AppserverError } from '../errors.js';
+import { typeInfo } from './format.js';
+import { readLive } from './live.js';
+import { type Change, NameIndex, type Plan, type PlanOptions, plan } from './plan.js';
+import { type Node, type Place, type Problem, problemText } from './tree.js';
+
+export interface ApplyResult {
+  /** The plan as first computed (what was applied). */
+  plan: Plan;
+  created: number;
+  updated: number;
+  deleted: number;
+  /** Requests sent inside the session. */
+  requests: number;
+  activated: boolean;
+}
+
+/** A lock the CLI takes lapses after this long, should it be killed before it lets go. */
+const LOCK_LAPSE_MS = 10 * 60_000;
+/** Levels of nesting created at most (a JMS module's queue is three below the domain). */
+const MAX_LEVELS = 10;
+
+export class ApplyError extends AppserverError {
+  constructor(
+    message: string,
+    readonly problems: Problem[],
+    kind: AppserverError['kind'] = 'rejected',
+  ) {
+    super(kind, message, undefined, problems.map(problemText));
+  }
+}
+
+function wire(value: unknown, index: NameIndex, reference: boolean, array: boolean, javaType: string): unknown {
+  if (!reference) return value;
+  const resolve = (n: string) => {
+    const r = index.resolve(n, javaType);
+    if (typeof r === 'string') throw new Error(r);
+    return r;
+  };
+  if (array) return ((value as string[]) ?? []).map((n) => ({ identity: resolve(n) }));
+  return value === null || value === undefined ? null : resolve(value as string);
+}
+
+/** What a refused request said, as problems at a place. */
+function refused(err: unknown, at: Place, what: string): Problem[] {
+  if (err instanceof AppserverError) {
+    if (err.kind === 'auth' && err.status === 403) return [{ at, message: `${what}: the user may not change the configuration (403): it needs the Admin role (Deployer for applications)` }];
+    const details = err.details.length > 0 ? err.details : [err.message];
+    return details.map((d) => ({ at, message: `${what}: ${d}` }));
+  }
+  return [{ at, message: `${what}: ${err instanceof Error ? err.message : String(err)}` }];
+}
+
+export async function apply(client: AppserverClient, model: Node, opts: PlanOptions & { onPlan?: (p: Plan) => boolean | Promise<boolean> } = {}): Promise<ApplyResult> {
+  const live = await readLive(client);
+  const first = plan(model, live, opts);
+  if (first.problems.length > 0) throw new ApplyError(`the model has ${first.problems.length} problem${first.problems.length === 1 ? '' : 's'}: nothing was changed`, first.problems);
+  const result: ApplyResult = { plan: first, created: 0, updated: 0, deleted: 0, requests: 0, activated: false };
+  if (first.changes.length === 0) return result;
+  if (opts.onPlan && !(await opts.onPlan(first))) return result;
+
+  const cm = await client.changeManager();
+  if (cm.locked && cm.lockOwner !== undefined && cm.lockOwner !== client.options.user) {
+    throw new AppserverError('rejected', `the edit lock is held by ${cm.lockOwner}: nothing was changed (the lock was left alone)`);
+  }
+  if (cm.locked && cm.hasChanges) throw new AppserverError('rejected', 'you hold an edit session with changes not activated: activate or cancel it first (nothing was changed)');
+  try {
+    await client.startEdit(LOCK_LAPSE_MS);
+  } catch (err) {
+    if (err instanceof AppserverError && err.kind === 'auth') throw new AppserverError('auth', `${client.options.user ?? 'this user'} may not start an edit session: ${err.message}`, err.status);
+    throw err;
+  }
+  const problems: Problem[] = [];
+  const send = async (c: Change, method: () => Promise<unknown>, what: string): Promise<boolean> => {
+    result.requests++;
+    try {
+      await method();
+      return true;
+    } catch (err) {
+      problems.push(...refused(err, c.at ?? { path: c.path.join('/') }, what));
+      return false;
+    }
+  };
+  try {
+    // Creates, level by level, until the session holds every bean the model names.
+    let current = live;
+    let pending = first;
+    for (let level = 0; level < MAX_LEVELS; level++) {
+      const creates = pending.changes.filter((c) => c.op === 'create');
+      if (creates.length === 0) break;
+      const index = new NameIndex([current]);
+      for (const c of creates) {
+        const body: Record<string, unknown> = {};
+        if (c.child?.shape === 'collection') body.name = c.path[c.path.length - 1];
+        if (c.node && c.child && c.node.type !== (c.child.creators[0] ?? c.child.type)) {
+          const f = typeInfo(c.node.type);
+          if (f) body.type = f.discriminator;
+        }
+        for (const pc of c.props) {
+          if (pc.reference) {
+            // A reference to a bean that exists already goes in now; the others once everything is made.
+            const prop = typeInfo(c.type)?.props.get(pc.name);
+            try {
+              body[pc.name] = wire(pc.new, index, true, pc.array, prop?.javaType ?? '');
+            } catch {
+              continue;
+            }
+          } else body[pc.name] = pc.new;
+        }
+        const collection = c.child?.shape === 'collection' ? c.path.slice(0, -1).join('/') : c.path.join('/');
+        if (await send(c, () => client.create(`edit/${collection}`, body), `creating ${c.path.join('/')}`)) result.created++;
+      }
+      if (problems.length > 0) break;
+      current = await readLive(client);
+      result.requests++;
+      pending = plan(model, current, opts);
+      if (pending.problems.length > 0) {
+        problems.push(...pending.problems);
+        break;
+      }
+    }
+    if (problems.length === 0 && pending.changes.some((c) => c.op === 'create')) {
+      problems.push({ at: { path: '' }, message: `beans were still missing after ${MAX_LEVELS} levels of creates` });
+    }
+    if (problems.length === 0) {
+      const index = new NameIndex([current]);
+      for (const c of pending.changes.filter((x) => x.op === 'update')) {
+        const body: Record<string, unknown> = {};
+        for (const pc of c.props) {
+          const prop = typeInfo(c.type)?.props.get(pc.name);
+          try {
+            body[pc.name] = wire(pc.new, index, pc.reference, pc.array, prop?.javaType ?? '');
+          } catch (err) {
+            problems.push({ at: c.node?.valueAt?.get(pc.name) ?? c.at ?? { path: c.path.join('/') }, message: (err as Error).message });
+          }
+        }
+        if (await send(c, () => client.update(`edit/${c.path.join('/')}`, body), `changing ${c.path.join('/')}`)) result.updated++;
+      }
+      for (const c of pending.changes.filter((x) => x.op === 'delete')) {
+        if (await send(c, () => client.delete(`edit/${c.path.join('/')}`), `deleting ${c.path.join('/')}`)) result.deleted++;
+      }
+    }
+    if (problems.length > 0) throw new ApplyError(`${problems.length} problem${problems.length === 1 ? '' : 's'}: the edit session was cancelled, nothing was changed`, problems);
+    try {
+      await client.activate();
+      result.requests++;
+    } catch (err) {
+      throw new ApplyError('the activation was refused: the edit session was cancelled, nothing was changed', refused(err, { path: '' }, 'activate'));
+    }
+    result.activated = true;
+    return result;
+  } catch (err) {
+    if (!result.activated) await client.cancelEdit().catch(() => undefined);
+    throw err;
+  }
+}
+

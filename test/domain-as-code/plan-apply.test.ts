@@ -1,0 +1,195 @@
+// plan and apply against running servers, through the built CLI as a pipeline would run them:
+// a demo domain A (with a data source made over REST) is discovered, applied to an empty domain B,
+// and B discovered again gives the same model; plan afterwards finds nothing; a bad value changes
+// nothing and is named; --prune deletes exactly what the model does not name; variables and
+// secrets are substituted; a change made over REST, as the console makes it, is drift (exit 2).
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { startServer, type RunningServer } from '../../src/cli/server.js';
+import { killRunning, runCli } from '../support/cli.js';
+import { type Client, type RuntimeServer, client, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
+import { inSession } from './support.js';
+
+let a: RuntimeServer;
+let b: RunningServer;
+let bOrigin: string;
+let bAdmin: Client;
+let dir: string;
+
+before(async () => {
+  a = await startRuntimeServer();
+  dir = mkdtempSync(join(tmpdir(), 'appserver-dac-plan-'));
+  const bDir = join(dir, 'b');
+  b = await startServer({ ...(await testServerOptions(bDir)), template: { servers: 0, clusters: 0, partitions: 0, applications: 0 } });
+  bOrigin = `http://127.0.0.1:${b.port}`;
+  bAdmin = client(() => `${bOrigin}/management/appserver/latest`);
+  // The smallest generated domain still has a cluster, a machine and a virtual target: B starts without them.
+  await inSession(bAdmin, async (c) => {
+    for (const kind of ['virtualTargets', 'partitions', 'resourceGroupTemplates', 'appDeployments', 'servers', 'clusters', 'machines']) {
+      for (const name of await names(c, `edit/${kind}`)) if (name !== 'AdminServer') await c.del(`edit/${kind}/${encodeURIComponent(name)}`);
+    }
+  });
+  await inSession(a.admin, async (c) => {
+    await c.post('edit/JDBCSystemResources', { name: 'ordersDS', targets: [{ identity: ['clusters', 'cluster1'] }] });
+    await c.post('edit/JDBCSystemResources/ordersDS/JDBCResource/JDBCDriverParams', { url: 'jdbc:postgresql://db.example:5432/orders', driverName: 'org.postgresql.Driver', password: 'x' });
+  });
+  // The secrets the discovered model asks for, as files <name>/<key>.
+  for (const name of ['jdbcsystemresource-ordersds', 'partition-partition1-partition1-rg-partition1-ds', 'partition-partition2-partition2-rg-partition2-ds']) {
+    mkdirSync(join(dir, 'secrets', name), { recursive: true });
+    writeFileSync(join(dir, 'secrets', name, 'password'), 'from-the-secret-file\n');
+  }
+});
+
+after(async () => {
+  await killRunning();
+  await a.stop(true);
+  await b.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = (origin: string) => ({ APPSERVER_URL: origin, APPSERVER_USER: 'admin', APPSERVER_PASSWORD: 'welcome1', APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: dir });
+
+async function cli(origin: string, args: string[]): Promise<{ code: number | string; out: string; err: string }> {
+  const run = runCli(args, env(origin));
+  const code = await run.exited;
+  return { code, out: run.stdout(), err: run.stderr() };
+}
+
+/** The model of a domain, as parsed YAML, without what differs between two domains by nature. */
+async function modelOf(origin: string, file: string): Promise<any> {
+  const r = await cli(origin, ['discover', '--out', file]);
+  assert.equal(r.code, 0, r.err);
+  const m = parse(readFileSync(file, 'utf8'));
+  // The domain's own name shows in a few derived values (log file, SNMP engine), and the admin server's port differs.
+  delete m.topology.Server.AdminServer.ListenPort;
+  return m;
+}
+
+const names = async (c: Client, path: string) => ((await c.get(`${path}?links=none&fields=name`)).json.items as { name: string }[]).map((i) => i.name).sort();
+
+test('discover A, apply to an empty B, discover B: the same model; plan afterwards finds nothing', async () => {
+  const modelA = join(dir, 'a.yaml');
+  const discovered = await modelOf(a.origin, modelA);
+  const applied = await cli(bOrigin, ['apply', modelA, '--yes', '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(applied.code, 0, applied.err);
+  assert.match(applied.out, /Applied: \d+ created, \d+ changed, 0 deleted; one activation/);
+  assert.match(applied.err, /\+ create servers\/ms1/);
+  const again = await modelOf(bOrigin, join(dir, 'b.yaml'));
+  assert.deepEqual(again, discovered);
+  const after = await cli(bOrigin, ['plan', modelA, '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(after.code, 0, after.out + after.err);
+  assert.match(after.out, /No changes/);
+  assert.equal((await bAdmin.get('edit/changeManager?links=none')).json.locked, false, 'the edit lock was left held');
+});
+
+test('drift: a change made over REST shows in plan with exit code 2, old -> new, and apply undoes it', async () => {
+  const file = join(dir, 'drift.yaml');
+  await cli(a.origin, ['discover', '--out', file]);
+  await inSession(a.admin, async (c) => {
+    await c.post('edit/servers/ms1', { listenPort: 7099 });
+  });
+  const r = await cli(a.origin, ['plan', file, '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(r.code, 2, r.out + r.err);
+  assert.match(r.out, /~ update servers\/ms1/);
+  assert.match(r.out, /ListenPort: 7099 -> 7003/);
+  const js = await cli(a.origin, ['plan', file, '--json', '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(js.code, 2);
+  const plan = JSON.parse(js.out);
+  assert.deepEqual(plan.changes.map((c: any) => [c.op, c.path]), [['update', 'servers/ms1']]);
+  assert.deepEqual(plan.changes[0].properties.map((p: any) => [p.name, p.old, p.new]), [['listenPort', 7099, 7003]]);
+  // Applying the model undoes the drift.
+  const fixed = await cli(a.origin, ['apply', file, '--yes', '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(fixed.code, 0, fixed.err);
+  assert.equal((await a.admin.get('edit/servers/ms1?links=none&fields=listenPort')).json.listenPort, 7003);
+});
+
+test('a model with one bad value changes nothing and names the value and its place', async () => {
+  const base = parse(readFileSync(join(dir, 'a.yaml'), 'utf8'));
+  base.topology.Server.ms2.Notes = 'half of a change';
+  base.topology.Server.ms1.ListenPort = 'seventy';
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(bad, stringify(base));
+  const before = await bAdmin.get('edit/servers/ms2?links=none&fields=notes');
+  const r = await cli(bOrigin, ['apply', bad, '--yes', '--secrets-from', join(dir, 'secrets')]);
+  assert.notEqual(r.code, 0);
+  assert.match(r.err, /topology\.Server\.ms1\.ListenPort \(.*bad\.yaml:\d+:\d+\): 'listenPort' takes a whole number, not "seventy"/);
+  assert.deepEqual((await bAdmin.get('edit/servers/ms2?links=none&fields=notes')).json, before.json);
+  // A value the server refuses (out of range): every change is cancelled, the place is named.
+  base.topology.Server.ms1.ListenPort = 99999999;
+  writeFileSync(bad, stringify(base));
+  const refused = await cli(bOrigin, ['apply', bad, '--yes', '--secrets-from', join(dir, 'secrets')]);
+  assert.equal(refused.code, 5, refused.err);
+  assert.match(refused.err, /topology\.Server\.ms1 \(.*bad\.yaml:\d+:\d+\): changing servers\/ms1: listenPort: .*99999999/);
+  assert.match(refused.err, /nothing was changed/);
+  assert.deepEqual((await bAdmin.get('edit/servers/ms2?links=none&fields=notes')).json, before.json);
+  assert.equal((await bAdmin.get('edit/changeManager?links=none')).json.locked, false, 'the edit lock was left held');
+  // Typos: an unknown key with the nearest valid one; invalid YAML with line and column.
+  writeFileSync(bad, 'topology:\n  Server:\n    ms1:\n      ListenPrt: 7003\n');
+  const typo = await cli(bOrigin, ['plan', bad]);
+  assert.equal(typo.code, 1);
+  assert.match(typo.err, /topology\.Server\.ms1\.ListenPrt \(.*bad\.yaml:4:7\): Server has no attribute or folder 'ListenPrt' \(did you mean 'ListenPort'\?\)/);
+  writeFileSync(bad, 'topology:\n  Server: [\n');
+  const yaml = await cli(bOrigin, ['plan', bad]);
+  assert.equal(yaml.code, 1);
+  assert.match(yaml.err, /bad\.yaml:\d+:\d+\): not valid YAML/);
+});
+
+test('prune deletes exactly the beans of the kinds the model covers that it does not name', async () => {
+  await inSession(bAdmin, async (c) => {
+    await c.post('edit/servers', { name: 'extra1' });
+    await c.post('edit/clusters', { name: 'extraCluster' });
+    await c.post('edit/mailSessions', { name: 'extraMail' });
+  });
+  const file = join(dir, 'prune.yaml');
+  const m = parse(readFileSync(join(dir, 'a.yaml'), 'utf8'));
+  delete m.resources; // resources are not covered by this model: nothing of theirs is pruned
+  writeFileSync(file, stringify(m));
+  const noPrune = await cli(bOrigin, ['plan', file]);
+  assert.doesNotMatch(noPrune.out, /- delete/);
+  const planned = await cli(bOrigin, ['plan', file, '--prune']);
+  assert.equal(planned.code, 2);
+  assert.deepEqual(planned.out.split('\n').filter((l) => l.startsWith('- delete')).sort(), ['- delete clusters/extraCluster', '- delete servers/extra1']);
+  const r = await cli(bOrigin, ['apply', file, '--prune', '--yes']);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(await names(bAdmin, 'edit/servers'), ['AdminServer', 'ms1', 'ms2']);
+  assert.deepEqual(await names(bAdmin, 'edit/clusters'), ['cluster1']);
+  assert.deepEqual(await names(bAdmin, 'edit/mailSessions'), ['extraMail']);
+});
+
+test('variables and secrets are substituted; a missing one is named', async () => {
+  const file = join(dir, 'vars.yaml');
+  const vars = join(dir, 'vars.properties');
+  writeFileSync(file, [
+    'topology:',
+    '  Server:',
+    '    web1:',
+    '      ListenAddress: "@@PROP:web1.host@@"',
+    '      ListenPort: "@@PROP:web1.port@@"',
+    'resources:',
+    '  JDBCSystemResource:',
+    '    paymentsDS:',
+    '      JDBCResource:',
+    '        JDBCDriverParams:',
+    '          Url: "jdbc:postgresql://@@PROP:db.host@@:5432/payments"',
+    '          PasswordEncrypted: "@@SECRET:payments:password@@"',
+    '',
+  ].join('\n'));
+  writeFileSync(vars, 'web1.host=web1.example\nweb1.port=8101\ndb.host=db.example\n');
+  const missing = await cli(bOrigin, ['plan', file, '--variables', vars]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /PasswordEncrypted \(.*vars\.yaml:12:\d+\): the secret 'payments:password' needs --secrets-from/);
+  const run = runCli(['apply', file, '--yes', '--variables', vars, '--secrets-from', 'env'], { ...env(bOrigin), PAYMENTS_PASSWORD: 'from-env' });
+  assert.equal(await run.exited, 0, run.stderr());
+  const s = (await bAdmin.get('edit/servers/web1?links=none&fields=listenAddress,listenPort')).json;
+  assert.deepEqual(s, { listenAddress: 'web1.example', listenPort: 8101 });
+  const url = (await bAdmin.get('edit/JDBCSystemResources/paymentsDS/JDBCResource/JDBCDriverParams?links=none&fields=url')).json.url;
+  assert.equal(url, 'jdbc:postgresql://db.example:5432/payments');
+  writeFileSync(vars, 'web1.host=web1.example\n');
+  const gone = await cli(bOrigin, ['plan', file, '--variables', vars, '--secrets-from', 'env']);
+  assert.equal(gone.code, 1);
+  assert.match(gone.err, /the variable 'web1\.port' is not in the variables file/);
+});
