@@ -3,6 +3,7 @@
 // The server's modules are imported when a server command runs, so client commands (and shell
 // completion, which runs one per key press) start quickly.
 import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import type { LogFormat } from './logging.js';
 import type { RunningServer } from './server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
@@ -23,7 +24,9 @@ function storeOf(opts: { store?: string; storePasswordFile?: string }): string |
 }
 
 const program = new Command();
-program.name('appserver-admin').description('Administration server of an appserver domain');
+// The version of the package this command belongs to (package.json sits three levels above dist/src/cli/).
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+program.name('appserver-admin').description('Administration server of an appserver domain').version(version, '-V, --version', 'print the version and exit');
 
 program
   .command('serve')
@@ -36,7 +39,7 @@ program
   .option('--port-offset <n>', "added to every managed server's ports (listen, SSL and administration ports), so several domains share one host", parsePortOffset, 0)
   .option('--no-listeners', "running managed servers do not open their own ports")
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug): info shows start-up, warnings, activations, lifecycle changes and the audit; debug adds a line per request', 'info')
-  .option('--log-format <format>', 'json (a JSON object per line) or pretty (readable lines)', 'json')
+  .option('--log-format <format>', 'json (a JSON object per line) or pretty (readable lines); default: pretty on a terminal, json otherwise')
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
   .option(
     '--trust-proxy <addresses>',
@@ -45,7 +48,7 @@ program
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
   .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -68,7 +71,8 @@ program
       portOffset: opts.portOffset,
       listeners: opts.listeners,
       logLevel: opts.logLevel,
-      logFormat: opts.logFormat as LogFormat,
+      // People at a terminal read lines; log collectors (a pipe, a file, a service) get JSON.
+      logFormat: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
       ...(store ? { store } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),

@@ -113,19 +113,30 @@ export interface RunningServer {
 }
 
 /** Shows a generated administrator password on the terminal, or writes it to a file and shows its path. */
-function passwordReveal(dataDir: string, output: 'terminal' | 'file'): { reveal: (user: string, password: string) => void; message: () => string | undefined } {
+function passwordReveal(dataDir: string, output: 'terminal' | 'file'): { reveal: (user: string, password: string) => void; message: () => string | undefined; where: () => string | undefined } {
   let message: string | undefined;
+  let where: string | undefined;
   return {
     reveal: (user, password) => {
       if (output === 'terminal') {
         message = `Administrator: ${user} / ${password} (shown only this once)`;
+        where = 'the password shown above';
         return;
       }
       const file = writePasswordFile(dataDir, password);
       message = `Administrator: ${user}; its generated password is in the file ${file} (mode 0600): read it, then delete the file.`;
+      where = `the password in ${file}`;
     },
     message: () => message,
+    where: () => where,
   };
+}
+
+/** How to sign in, for the start-up lines: the new domain's first administrator, or any user of an existing one. */
+function signInHint(created: boolean, user: string | undefined, generated: string | undefined, fromEnvironment: boolean): string {
+  if (!created || user === undefined) return 'sign in with a user of the domain';
+  if (generated !== undefined) return `sign in as ${user} with ${generated}`;
+  return `sign in as ${user} with the password given${fromEnvironment ? ' in APPSERVER_ADMIN_PASSWORD' : ''}`;
 }
 
 function passwordOutput(opts: { quiet?: boolean; passwordOutput?: 'terminal' | 'file' }): 'terminal' | 'file' {
@@ -151,6 +162,8 @@ export interface OpenManagement {
   control?: Control;
   /** How a generated administrator password was given out, if one was. */
   passwordMessage(): string | undefined;
+  /** How to sign in (to the console, or any client), in a few words. */
+  signIn: string;
   close(): Promise<void>;
 }
 
@@ -210,6 +223,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     warnings,
     ...(controller ? { control: controller } : {}),
     passwordMessage: password.message,
+    signIn: signInHint(opened.created, opened.adminUser, password.where(), opts.adminPassword === undefined && process.env.APPSERVER_ADMIN_PASSWORD !== undefined),
     close: async () => {
       await composed.close();
       await opened.domain.close();
@@ -265,6 +279,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const admin = open.passwordMessage();
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
+    out.write(`  console at http://${host}:${port}/console/ (${open.signIn})\n`);
     if (open.control) out.write(`  control interface (faults, clock, snapshots, journal) at http://${host}:${port}/management/appserver-control\n`);
     out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
     const running = listeners?.listening() ?? [];

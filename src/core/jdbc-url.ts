@@ -13,6 +13,12 @@ export interface DatabaseAddress {
   port: number;
   /** The database named by a PostgreSQL URL (undefined: PostgreSQL's default, the user's name). */
   database?: string;
+  /**
+   * An in-memory embedded database (`jdbc:derby:memory:name`, `jdbc:h2:mem:name`): it lives inside
+   * the server that runs the data source, which is simulated in this process, so this process
+   * provides it (always reachable; no host, port or network). `host` and `port` are unused then.
+   */
+  embedded?: true;
 }
 
 /** A URL this server cannot connect to, and why (a sentence without the URL itself). */
@@ -68,8 +74,13 @@ export function parseJdbcUrl(url: unknown): DatabaseAddress | UnusableUrl {
     }
     return found;
   }
+  const memory = /^(derby:memory:|h2:mem:)([^;?]*)/i.exec(rest);
+  if (memory) {
+    const derby = memory[1]!.toLowerCase().startsWith('derby');
+    return { vendor: derby ? 'derby' : 'h2', product: derby ? 'Apache Derby' : 'H2', host: 'localhost', port: 0, database: memory[2]!, embedded: true };
+  }
   if (/^derby:/i.test(rest) || /^h2:(?!tcp:)/i.test(rest) || /^hsqldb:(mem|file):/i.test(rest)) {
-    return { problem: 'its URL names an embedded database, which runs inside an application server process and cannot be reached from here' };
+    return { problem: 'its URL names an embedded database kept in files, which runs inside an application server process and cannot be reached from here (in-memory ones, jdbc:derby:memory: and jdbc:h2:mem:, are provided by this server)' };
   }
   const name = /^([a-z0-9-]+)[:/]/i.exec(rest)?.[1];
   return { problem: `its URL is of a kind this server does not know how to reach (${name ? `'jdbc:${name}:'` : 'no vendor name'}); the known kinds are postgresql, the thin driver's, mysql, mariadb, sqlserver, db2, derby (network), informix-sqli, sybase:Tds and h2:tcp` };

@@ -88,12 +88,13 @@ function partition(b: TreeBuilder, domain: BeanRef, index: number, vt: string): 
   const jdbc = b.singleton(ds, 'JDBCResource', { name: `${name}-ds`, datasourceType: 'GENERIC' });
   b.singleton(jdbc, 'JDBCDataSourceParams', { JNDINames: [`jdbc/${name}`], globalTransactionsProtocol: 'OnePhaseCommit' });
   const driver = b.singleton(jdbc, 'JDBCDriverParams', {
-    driverName: 'org.postgresql.Driver',
-    url: `jdbc:postgresql://localhost:5432/${name}`,
+    // An in-memory embedded database, which this server provides: the demo starts healthy.
+    driverName: 'org.apache.derby.jdbc.EmbeddedDriver',
+    url: `jdbc:derby:memory:${name};create=true`,
   });
   const props = b.singleton(driver, 'properties');
   b.item(props, 'properties', 'user', { value: `${name}_user` });
-  b.singleton(jdbc, 'JDBCConnectionPoolParams', { initialCapacity: 1, maxCapacity: 15, testTableName: 'SQL SELECT 1' });
+  b.singleton(jdbc, 'JDBCConnectionPoolParams', { initialCapacity: 1, maxCapacity: 15, testTableName: 'SQL SELECT 1 FROM SYS.SYSTABLES' });
   const jms = b.item(rg, 'JMSSystemResources', `${name}-jms`, {});
   const resource = b.singleton(jms, 'JMSResource', {});
   b.item(resource, 'queues', `${name}-orders`, { JNDIName: `jms/${name}/orders` });

@@ -181,11 +181,19 @@ export interface ThreadPoolFigures {
   healthState: 'ok' | 'warn';
 }
 
-/** Threads that hold a request for too long: none most of the time, a few during rare bursts. */
+/**
+ * Threads that hold a request for too long: none most of the time, a few during rare bursts, and
+ * none in a server's first minutes (a thread hogs by holding one request far longer than the
+ * others do, which a server that just started has not had the time for): a new server starts healthy.
+ */
 function hogging(seed: string, elapsedMs: number): number {
+  if (elapsedMs < NO_HOGGING_BEFORE_MS) return 0;
   const burst = gauge(seed, 'hogging', 0, 1, elapsedMs);
   return burst > 0.9 ? 1 + Math.floor((burst - 0.9) * 40) : 0;
 }
+
+/** How long a server runs before any of its threads can hog. */
+const NO_HOGGING_BEFORE_MS = 5 * 60_000;
 
 /** Threads a pool has busy beyond which it warns. */
 export const HOGGING_WARNING = 3;

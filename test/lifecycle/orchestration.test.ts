@@ -115,7 +115,7 @@ describe('orchestrated provisioning', () => {
     await createEnvironment(lc, 'ds-env');
     await addToEnvironment(lc, 'ds-env', 'demo_domain', 'partition1');
     await addToEnvironment(lc, 'ds-env', 'db1', 'pdb-ds');
-    assert.equal(await dataSourceUrl(), 'jdbc:postgresql://localhost:5432/partition1', 'the demo data source before');
+    assert.equal(await dataSourceUrl(), 'jdbc:derby:memory:partition1;create=true', 'the demo data source before');
     const r = await lc.post('environments/ds-env/associatePartitions', association('partition1', 'demo_domain', 'pdb-ds', 'db1', [{ name: 'jdbcSystemResource', value: 'partition1-ds' }]));
     assertEmptySuccess(r, 200, 'associate with jdbcSystemResource');
     assert.equal(await dataSourceUrl(), 'jdbc:postgresql://dbhost:1521/pdb-ds');

@@ -112,6 +112,32 @@ async function jdbcHealth(): Promise<{ state: string; symptoms: { instanceId: st
   return r.json.healthState;
 }
 
+describe('an in-memory embedded database, which this server provides', () => {
+  test('the demo data source runs and its JDBC service is healthy', async () => {
+    const demo = await pollUntil(
+      async () => (await admin.get('serverRuntime/partitionRuntimes/partition1/JDBCPartitionRuntime/JDBCDataSourceRuntimeMBeans/partition1-ds?links=none')).json,
+      (r) => r.state !== 'Unknown',
+      'the demo data source settling',
+      15_000,
+    );
+    assert.equal(demo.state, 'Running');
+    assert.equal(demo.databaseProductName, 'Apache Derby');
+    assert.equal((await admin.post('serverRuntime/partitionRuntimes/partition1/JDBCPartitionRuntime/JDBCDataSourceRuntimeMBeans/partition1-ds/testPool', {})).json.return, null);
+  });
+
+  test('jdbc:derby:memory: and jdbc:h2:mem: run without a network; testPool passes', async () => {
+    for (const [name, url, product] of [['memDerby', 'jdbc:derby:memory:orders;create=true', 'Apache Derby'], ['memH2', 'jdbc:h2:mem:orders;DB_CLOSE_DELAY=-1', 'H2']] as const) {
+      await createDataSource(name, { url, user: 'app' });
+      const rt = await settled(name);
+      assert.equal(rt.state, 'Running', name);
+      assert.equal(rt.databaseProductName, product);
+      assert.equal(await testPool(name), null, name);
+      const symptom = (await jdbcHealth()).symptoms.find((s) => s.instanceId === name);
+      assert.equal(symptom, undefined, JSON.stringify(symptom));
+    }
+  });
+});
+
 describe('a data source whose database cannot be reached', () => {
   test('a PostgreSQL URL at a closed port: Unhealthy, the JDBC service warns with the reason, testPool reports it', async () => {
     const port = await closedPort();
@@ -172,7 +198,8 @@ describe('a data source whose database cannot be reached', () => {
       ['badHost', `jdbc:postgresql://user:pw@127.0.0.1:${port}/db`, /host name in its URL/],
       ['badPort', `jdbc:mysql://127.0.0.1:99999/db`, /port in its URL is not a number from 1 to 65535/],
       ['numericHost', `jdbc:postgresql://2130706433:${port}/db`, /IPv4 address in the form a\.b\.c\.d/],
-      ['embedded', 'jdbc:derby:memory:app;create=true', /embedded database/],
+      ['embedded', 'jdbc:derby:app;create=true', /embedded database kept in files/],
+      ['embeddedH2File', 'jdbc:h2:~/app', /embedded database kept in files/],
       ['unknownKind', 'jdbc:odbc:legacy', /does not know how to reach \('jdbc:odbc:'\)/],
       ['notJdbc', `http://127.0.0.1:${port}/`, /does not start with 'jdbc:'/],
     ];

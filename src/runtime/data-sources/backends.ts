@@ -1,6 +1,7 @@
 // How a data source reaches its database. PostgreSQL: a real pool of connections (`pg`), sized by
 // the descriptor, tested with its test statement, its figures read from the pool itself. Other
-// vendors (no client here): a check that the database's port accepts TCP connections.
+// vendors (no client here): a check that the database's port accepts TCP connections. In-memory
+// embedded databases: provided here, always reachable.
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseAddress } from '../../core/jdbc-url.js';
@@ -41,6 +42,32 @@ export class PortCheck implements Backend {
   test(): Promise<void> {
     return this.open();
   }
+
+  async shrink(): Promise<number> {
+    return 0;
+  }
+
+  async clearStatementCache(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  figures(): Record<string, unknown> {
+    return {};
+  }
+
+  resetStatistics(): void {}
+}
+
+/**
+ * An in-memory embedded database: it would run inside the (simulated) server, so it is always
+ * there while the data source runs; nothing is connected to and no statement is run.
+ */
+export class InMemoryDatabase implements Backend {
+  readonly pooled = false;
+
+  async open(): Promise<void> {}
+
+  async test(): Promise<void> {}
 
   async shrink(): Promise<number> {
     return 0;

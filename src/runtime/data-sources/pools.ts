@@ -7,7 +7,7 @@
 import { RealScheduler, type Scheduler } from '../../core/clock.js';
 import { type Log, SILENT_LOG } from '../../core/log.js';
 import type { Sealed } from '../../config/secrets.js';
-import { type Backend, PortCheck, PostgresPool } from './backends.js';
+import { type Backend, InMemoryDatabase, PortCheck, PostgresPool } from './backends.js';
 import { DatabaseFailure, reasonOf } from './reasons.js';
 import { type DataSourceSettings, fingerprint } from './settings.js';
 import { urlHost } from '../../core/host-name.js';
@@ -272,6 +272,7 @@ export class DataSources {
   private make(e: Entry): Backend {
     const address = e.settings.address;
     if ('problem' in address) throw new DatabaseFailure(`Data source '${e.name}' cannot reach a database: ${address.problem}.`);
+    if (address.embedded) return new InMemoryDatabase();
     if (address.vendor !== 'postgresql') return new PortCheck(address, e.settings.timeoutSeconds);
     return new PostgresPool({
       settings: e.settings,
@@ -301,6 +302,7 @@ export class DataSources {
 
   private where(e: Entry): string {
     const a = e.settings.address;
+    if ('embedded' in a) return 'its in-memory database';
     return 'host' in a ? `${urlHost(a.host)}:${a.port}` : 'its URL';
   }
 
