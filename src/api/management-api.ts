@@ -685,7 +685,7 @@ export class ManagementApi {
       };
       const answer = await this.parts.operations.invoke(call, bodyObject(body, 'action arguments'));
       // What the action changed (states, tasks) is stored before it is acknowledged.
-      await this.parts.domain.flush();
+      await this.parts.domain.flushStored();
       return answer;
     };
     // Queries change nothing: only actions are recorded.
@@ -748,7 +748,7 @@ export class ManagementApi {
     }
     release?.();
     const { identity, task } = made;
-    await this.parts.domain.flush();
+    await this.parts.domain.flushStored();
     const location = ctx.urls.href([...owner.root.base, ...identity]);
     return this.progressAnswer(caller, task, ctx, { status: 201, body: {}, headers: { location } });
   }
@@ -756,7 +756,7 @@ export class ManagementApi {
   private async undeploy(caller: Caller, node: BeanNode, ctx: RenderContext, write: WriteContext): Promise<Answer> {
     const name = node.identity[node.identity.length - 1]!;
     const task = await this.parts.domain.deployments.undeploy(write.principal.user, write.session, name);
-    await this.parts.domain.flush();
+    await this.parts.domain.flushStored();
     return this.progressAnswer(caller, task, ctx, ok({}));
   }
 

@@ -1,6 +1,6 @@
 // The data directory: only this account may read it. It is made with mode 0700 and its files 0600;
 // wider permissions found at start-up are reported, not changed (they may be deliberate).
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SECRET_KEY_ENV, type SecretKeySource, syncDir } from '../config/secret-key.js';
 
@@ -10,8 +10,24 @@ const KEY_FILE = 'secret.key';
 /** Entries of the applications folder looked at for permissions (it holds few archives). */
 const WALK_LIMIT = 10_000;
 
+/**
+ * Makes the data directory if there is none, and checks that the server may write in it (its store,
+ * uploaded archives, the key file): a read-only one stops the start with a message naming it.
+ */
 export function prepareDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dir = resolve(dataDir);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new Error(`cannot create the data directory ${dir}: ${(err as Error).message}. The server did not start.`);
+  }
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' ? 'it is on a read-only file system' : code === 'EACCES' ? 'this account may not write in it' : (err as Error).message;
+    throw new Error(`the data directory ${dir} cannot be written (${why}). The server keeps its store, uploaded archives and key there: make it writable, or give another --data-dir. The server did not start.`);
+  }
 }
 
 /**

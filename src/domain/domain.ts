@@ -201,6 +201,11 @@ export class Domain implements DomainParts {
     return this.persistence.flush();
   }
 
+  /** Like `flush`, but throws when the last write failed (the store out of reach or full). */
+  flushStored(): Promise<void> {
+    return this.persistence.flushStored();
+  }
+
   /** Ends tasks that servers which stopped left running (servers sharing a store). */
   settleOrphans(): Promise<void> {
     return this.coordinator.settleOrphans();
@@ -253,6 +258,7 @@ export class Domain implements DomainParts {
     // Every connection to a data source's database closes with the domain.
     await this.runtime.dataSources.closeAll();
     await this.persistence.flush();
+    this.persistence.stop();
     await this.coordinator.stop();
     await this.store.close();
   }

@@ -4,7 +4,7 @@ import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
-import { Problem, badRequest, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
+import { Problem, badRequest, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
@@ -414,6 +414,11 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       if (isStoreFailure(error)) request.log.warn({ method: request.method, url: request.url, detail: error.message }, 'request refused: the store could not take it');
       else if (statusOf(error) >= 500) request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, error);
+    }
+    // A file the server writes itself (an upload, a staged archive) on a full file system.
+    if (error.code === 'ENOSPC' || error.code === 'EDQUOT') {
+      request.log.warn({ method: request.method, url: request.url, detail: error.message }, 'request refused: no space left');
+      return sendProblem(reply, insufficientStorage(`The server's file system is full (${error.code}); nothing was changed. Free space on it and retry: no restart is needed.`));
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) {

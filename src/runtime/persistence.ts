@@ -14,6 +14,9 @@ export interface PersistedChanges {
   tasks?: StoredTask[];
 }
 
+/** Delay before a failed write of the runtime state or tasks is tried again (ms). */
+const RETRY_MS = 2000;
+
 export class RuntimePersistence {
   /**
    * Told of every write this server made, once it reached the store and in the order the writes
@@ -51,10 +54,36 @@ export class RuntimePersistence {
     };
   }
 
+  /** The error of the last write, when it failed (cleared by the next that succeeds). */
+  private failure: unknown;
+  private retry?: NodeJS.Timeout;
+
   /** Queues a write so that writes reach the store in the order they were made. */
   private queue(write: () => Promise<void>): void {
     this.queued++;
-    this.writes = this.writes.then(write).catch(() => undefined);
+    this.writes = this.writes.then(write).then(
+      () => {
+        this.failure = undefined;
+      },
+      (err: unknown) => {
+        this.failure = err;
+        this.retryLater();
+      },
+    );
+  }
+
+  /**
+   * After a failed write (the store out of reach, its disk full) what was not stored is written
+   * again a little later, and so on until the store takes it: nothing waits for another change.
+   */
+  private retryLater(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.saveState();
+      if (this.taskSaves.size > 0 || this.taskDeletes.size > 0) this.saveTasks();
+    }, RETRY_MS);
+    this.retry.unref();
   }
 
   /**
@@ -76,15 +105,21 @@ export class RuntimePersistence {
 
   /** Writes the tasks changed since the last write. */
   private readonly saveTasks = this.coalesced(async () => {
-    const saves = [...this.taskSaves.values()].map(storedTask);
+    const tasks = [...this.taskSaves.values()];
+    const saves = tasks.map(storedTask);
     const deletes = [...this.taskDeletes];
     this.taskSaves.clear();
     this.taskDeletes.clear();
-    if (deletes.length > 0) await this.store.deleteTasks(deletes);
-    if (saves.length > 0) {
-      await this.store.putTasks(saves);
-      await this.onPersisted({ tasks: saves });
+    try {
+      if (deletes.length > 0) await this.store.deleteTasks(deletes);
+      if (saves.length > 0) await this.store.putTasks(saves);
+    } catch (err) {
+      // Kept for the next write, unless a later change of the same task came meanwhile.
+      for (const t of tasks) if (!this.taskSaves.has(t.key) && !this.taskDeletes.has(t.key)) this.taskSaves.set(t.key, t);
+      for (const k of deletes) if (!this.taskSaves.has(k)) this.taskDeletes.add(k);
+      throw err;
     }
+    if (saves.length > 0) await this.onPersisted({ tasks: saves });
   });
 
   /** Writes the runtime state entries that changed. */
@@ -105,9 +140,24 @@ export class RuntimePersistence {
     await this.onPersisted({ entries });
   });
 
-  /** Waits until every queued write reached the store. */
+  /** Waits until every queued write reached the store (or failed: see `flushStored`). */
   flush(): Promise<void> {
     return this.writes;
+  }
+
+  /**
+   * Waits for the queued writes and throws the error of the last one when it failed: a change the
+   * store did not take is not acknowledged (it is written once the store takes writes again).
+   */
+  async flushStored(): Promise<void> {
+    await this.writes;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Stops retrying failed writes (the domain closes). */
+  stop(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = undefined;
   }
 
   /**

@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Mutex } from '../../core/mutex.js';
+import { insufficientStorage } from '../../core/problems.js';
 import type { SqlClient, SqlDriver, TransactionMode } from '../sql.js';
 
 export class SqliteDriver implements SqlDriver {
@@ -34,16 +35,28 @@ export class SqliteDriver implements SqlDriver {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     const db = this.db;
+    const full = (err: unknown) => storageProblem(err, file);
     this.direct = {
       async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-        return db.prepare(sql).all(...params) as T[];
+        try {
+          return db.prepare(sql).all(...params) as T[];
+        } catch (err) {
+          throw full(err);
+        }
       },
       async run(sql: string, params: unknown[] = []) {
-        const r = db.prepare(sql).run(...params);
-        return { changes: r.changes, lastId: Number(r.lastInsertRowid) };
+        try {
+          const r = db.prepare(sql).run(...params);
+          return { changes: r.changes, lastId: Number(r.lastInsertRowid) };
+        } catch (err) {
+          throw full(err);
+        }
       },
     };
+    this.file = file;
   }
+
+  private readonly file: string;
 
   all<T>(sql: string, params?: unknown[]): Promise<T[]> {
     return this.queue.run(() => this.direct.all<T>(sql, params));
@@ -56,14 +69,20 @@ export class SqliteDriver implements SqlDriver {
   transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
     return this.queue.run(async () => {
       // A read-only transaction takes no write lock; in WAL mode it reads one committed state.
-      this.db.exec(mode === 'snapshot' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      try {
+        this.db.exec(mode === 'snapshot' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      } catch (err) {
+        throw storageProblem(err, this.file);
+      }
       try {
         const result = await fn(this.direct);
         this.db.exec('COMMIT');
         return result;
       } catch (err) {
-        this.db.exec('ROLLBACK');
-        throw err;
+        // SQLite rolls back by itself after some errors (a full disk among them): a ROLLBACK then
+        // would fail and hide the error that matters.
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw storageProblem(err, this.file);
       }
     });
   }
@@ -71,6 +90,23 @@ export class SqliteDriver implements SqlDriver {
   async close(): Promise<void> {
     await this.queue.run(() => this.db.close());
   }
+}
+
+/** SQLite's result codes of a file system that is full or failed a write. */
+const FULL_CODES = /^SQLITE_(FULL|IOERR_WRITE|IOERR_FSYNC|IOERR_TRUNCATE|IOERR_SHMSIZE|IOERR_DIR_FSYNC)$/;
+const READ_ONLY_CODES = /^SQLITE_READONLY/;
+
+/** The problem of a statement the file system refused (full, read-only); other errors as they are. */
+function storageProblem(err: unknown, file: string): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return err;
+  if (FULL_CODES.test(code)) {
+    return insufficientStorage(`The file system holding the domain's store (${file}) is full or failed a write (${code}): nothing was changed. Free space on it; the server goes on by itself once there is room.`);
+  }
+  if (READ_ONLY_CODES.test(code)) {
+    return insufficientStorage(`The domain's store (${file}) cannot be written (${code}: its file or file system became read-only): nothing was changed. Make it writable again; the server goes on by itself.`);
+  }
+  return err;
 }
 
 /** Creates the database file, mode 0600, if there is none; true if it did. */
