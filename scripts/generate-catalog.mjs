@@ -4,7 +4,7 @@
 // src/catalog/format.ts. Facts only: no description prose; every name is rebranded.
 //
 // Usage: node scripts/generate-catalog.mjs [--source <dir>]
-//   <dir> holds 12.2.1.3.0/*.yaml and remote-console-resources/<Type>/type.yaml
+//   <dir> holds <version>/*.yaml for every version and remote-console-resources/<Type>/type.yaml
 //   (default: ../shared/beantypes, relative to the project root).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,10 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import YAML from 'yaml';
 
-const VERSION = '12.2.1.3.0';
-const SOURCE_LABEL = `harvested bean types ${VERSION} (UPL 1.0, see NOTICE.md)`;
+// Every product version a domain may have. The default is stored whole in catalog/catalog.json; each
+// other version as its differences from it in catalog/versions/<version>.json (only the domain's
+// version is read at start-up). Keep DEFAULT_VERSION equal to src/catalog/versions.ts.
+const VERSIONS = ['12.2.1.3.0', '12.2.1.4.0', '14.1.1.0.0', '14.1.2.0.0', '15.1.1.0.0'];
+const DEFAULT_VERSION = '12.2.1.4.0';
+const sourceLabel = (version) => `harvested bean types ${version} (UPL 1.0, see NOTICE.md)`;
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT_FILE = join(PROJECT_ROOT, 'catalog', 'catalog.json');
+const DIFF_DIR = join(PROJECT_ROOT, 'catalog', 'versions');
 
 // Roots and package patterns that decide a type's kind (original names: the data is unmapped).
 const RUNTIME_ROOT = 'weblogic.management.runtime.RuntimeMBean';
@@ -319,7 +324,7 @@ function verifyRenames(types) {
 }
 
 /** Sets `disc` from the console's `Type` discriminators; returns report lines. */
-function applyDiscriminators(files, types, graph, catalogTypes) {
+function applyDiscriminators(files, types, graph, catalogTypes, VERSION) {
   const report = [];
   const byType = new Map(); // original type name -> { value, owner }
   for (const { owner, property, subTypes } of files) {
@@ -445,10 +450,53 @@ function subtypeIndex(mappedTypes) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function serialise(mappedTypes) {
+function serialise(mappedTypes, version) {
   const lines = [...mappedTypes].map(([name, type]) => `${JSON.stringify(name)}:${JSON.stringify(type)}`);
-  const head = `{"source":${JSON.stringify(SOURCE_LABEL)},"version":${JSON.stringify(VERSION)},"types":{`;
+  const head = `{"source":${JSON.stringify(sourceLabel(version))},"version":${JSON.stringify(version)},"types":{`;
   return `${head}\n${lines.join(',\n')}\n}}\n`;
+}
+
+/**
+ * A version's differences from the default, as `CatalogDifferences` in src/catalog/format.ts: per
+ * type, `null` (the version lacks it), the whole type (new), or a patch: the type-level fields that
+ * differ (`b`/`roles`/`disc` given as null when the version has none), the properties it lacks
+ * (`del`), those it has new or different (`put`, whole), and when the order differs from the default's
+ * order after those edits, the full order (`o`).
+ */
+function differences(base, mine, version) {
+  const types = {};
+  for (const name of base.keys()) if (!mine.has(name)) types[name] = null;
+  for (const [name, type] of mine) {
+    const was = base.get(name);
+    if (!was) { types[name] = type; continue; }
+    if (sameJson(was, type)) continue;
+    const patch = {};
+    for (const key of ['s', 'disc', 'kind', 'b', 'roles']) {
+      if (!sameJson(was[key], type[key])) patch[key] = type[key] ?? null;
+    }
+    const before = new Map(was.p.map((p) => [p.n, p]));
+    const after = new Map(type.p.map((p) => [p.n, p]));
+    const del = [...before.keys()].filter((n) => !after.has(n));
+    const put = type.p.filter((p) => !sameJson(before.get(p.n), p));
+    if (del.length) patch.del = del;
+    if (put.length) patch.put = put;
+    const order = applyPatchOrder(was.p.map((p) => p.n), del, put.map((p) => p.n));
+    const wanted = type.p.map((p) => p.n);
+    if (!sameJson(order, wanted)) patch.o = wanted;
+    types[name] = patch;
+  }
+  const lines = Object.entries(types).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, t]) => `${JSON.stringify(name)}:${JSON.stringify(t)}`);
+  const head = `{"source":${JSON.stringify(sourceLabel(version))},"version":${JSON.stringify(version)},"base":${JSON.stringify(DEFAULT_VERSION)},"types":{`;
+  return { text: `${head}\n${lines.join(',\n')}\n}}\n`, changed: Object.keys(types).length };
+}
+
+/** The property order a patch gives when it has no `o`: the base order without `del`, new names appended (as the loader does). */
+function applyPatchOrder(names, del, put) {
+  const gone = new Set(del);
+  const order = names.filter((n) => !gone.has(n));
+  const present = new Set(order);
+  for (const n of put) if (!present.has(n)) order.push(n);
+  return order;
 }
 
 function verifyOutput(text) {
@@ -474,7 +522,7 @@ function timeParse(text) {
   return { first, median: runs[runs.length >> 1] };
 }
 
-function summarise(mappedTypes, text, stats, reports, cycles, polymorphicCycles) {
+function summarise(version, outFile, mappedTypes, text, stats, reports, cycles, polymorphicCycles) {
   const kinds = {};
   let props = 0;
   for (const type of mappedTypes.values()) {
@@ -483,7 +531,7 @@ function summarise(mappedTypes, text, stats, reports, cycles, polymorphicCycles)
   }
   const parse = timeParse(text);
   const out = [
-    `catalog: ${OUT_FILE}`,
+    `catalog ${version}: ${outFile}`,
     `types: ${mappedTypes.size}  kinds: ${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `property entries (inheritance resolved): ${props}; own properties left out (unsupported/excludeFromRest/byte[]): ${stats.hidden}`,
     `mode defaults equal to the plain default (not written): ${stats.sameModeDefaults}`,
@@ -501,25 +549,47 @@ function summarise(mappedTypes, text, stats, reports, cycles, polymorphicCycles)
   console.log(out.join('\n'));
 }
 
-function main() {
-  const { source } = parseArgs(process.argv.slice(2));
-  const types = loadBeanTypes(join(source, VERSION));
+/** The catalog of one version: its types by mapped name, with the generator's report. */
+function buildCatalog(source, version) {
+  const types = loadBeanTypes(join(source, version));
   checkClosedSet(types);
   const graph = makeGraph(types);
   const stats = { hidden: 0, sameModeDefaults: 0, notes: [] };
   const renames = verifyRenames(types);
   const catalogTypes = buildTypes(types, graph, stats);
-  const disc = applyDiscriminators(loadDiscriminatorFiles(join(source, 'remote-console-resources')), types, graph, catalogTypes);
+  const disc = applyDiscriminators(loadDiscriminatorFiles(join(source, 'remote-console-resources')), types, graph, catalogTypes, version);
   const mappedTypes = mapTypeNames(catalogTypes);
   checkConsistency(mappedTypes);
-  const text = serialise(mappedTypes);
+  return { mappedTypes, stats, reports: { renames, disc } };
+}
+
+function report(version, outFile, text, built) {
+  const cycles = singletonCycles(built.mappedTypes, (t) => [t]);
+  const polymorphicCycles = singletonCycles(built.mappedTypes, subtypeIndex(built.mappedTypes));
+  summarise(version, outFile, built.mappedTypes, text, built.stats, built.reports, cycles, polymorphicCycles);
+}
+
+function write(file, text) {
   verifyOutput(text);
-  mkdirSync(dirname(OUT_FILE), { recursive: true });
-  writeFileSync(OUT_FILE, text);
-  verifyOutput(readFileSync(OUT_FILE, 'utf8'));
-  const cycles = singletonCycles(mappedTypes, (t) => [t]);
-  const polymorphicCycles = singletonCycles(mappedTypes, subtypeIndex(mappedTypes));
-  summarise(mappedTypes, text, stats, { renames, disc }, cycles, polymorphicCycles);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  verifyOutput(readFileSync(file, 'utf8'));
+}
+
+function main() {
+  const { source } = parseArgs(process.argv.slice(2));
+  const base = buildCatalog(source, DEFAULT_VERSION);
+  const text = serialise(base.mappedTypes, DEFAULT_VERSION);
+  write(OUT_FILE, text);
+  report(DEFAULT_VERSION, OUT_FILE, text, base);
+  for (const version of VERSIONS.filter((v) => v !== DEFAULT_VERSION)) {
+    const built = buildCatalog(source, version);
+    const diff = differences(base.mappedTypes, built.mappedTypes, version);
+    const file = join(DIFF_DIR, `${version}.json`);
+    write(file, diff.text);
+    console.log(`\ndifferences ${version} -> ${file}: ${diff.changed} types differ from ${DEFAULT_VERSION}, ${Buffer.byteLength(diff.text)} bytes`);
+    report(version, '(whole, not written)', serialise(built.mappedTypes, version), built);
+  }
 }
 
 try {

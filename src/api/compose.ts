@@ -142,7 +142,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   return {
     api,
     metrics,
-    watch: new WatchApi(hub),
+    watch: new WatchApi(hub, deps.catalog.productVersion),
     backup: new BackupApi(domain, deps.dataDir),
     close: async () => {
       hub.close();

@@ -404,7 +404,7 @@ export class ManagementApi {
    * listener describes only the trees it serves.
    */
   async openapi(segment: string, sessionHeader: string, options: { tree?: string; pause?: () => Promise<void> } = {}): Promise<Record<string, unknown>> {
-    const version = managementVersion(segment);
+    const version = managementVersion(segment, this.parts.catalog.productVersion);
     if (!version) throw notFound(segment);
     let documents = DOCUMENTS.get(this.parts);
     if (!documents) {
@@ -481,7 +481,7 @@ export class ManagementApi {
     if (at.partition !== undefined && !this.partitionExists(at.partition)) throw notFound(at.partition);
     const base = `${at.prefix.map((s) => `/${s}`).join('')}/management/appserver`;
     if (at.version === undefined) return fixed({ root: trees.versions('appserver'), segments: [], version: 'current', urls: new Urls(origin, base, true), shape });
-    const version = managementVersion(at.version);
+    const version = managementVersion(at.version, this.parts.catalog.productVersion);
     if (!version) throw notFound(at.version);
     const urls = new Urls(origin, `${base}/${encodeURIComponent(at.version)}`);
     const [tree, ...segments] = at.rest;

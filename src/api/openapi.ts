@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog/load.js';
 import type { ApiVersion, PropDef, TypeDef } from '../catalog/model.js';
 import { LIFECYCLE_ROOT } from '../catalog/overlay/lifecycle.js';
 import { LIFECYCLE_VERSIONS, MANAGEMENT_VERSION, MANAGEMENT_VERSIONS } from '../catalog/overlay/versions.js';
-import { CURRENT_VERSION, LEGACY_VERSION } from '../catalog/versions.js';
+import { LEGACY_VERSION } from '../catalog/versions.js';
 import { READ_ONLY, type TreeAbilities, type TreeSpec } from '../describe/patterns.js';
 import type { RuntimeCollections } from '../operations/collections.js';
 import type { BeanNode, TreeName } from '../tree/resolve.js';
@@ -52,7 +52,7 @@ export class InterfaceDocuments {
     let doc = this.built.get(key);
     if (!doc) {
       const { catalog, sessionHeader } = this.parts;
-      const input = { catalog, version, productVersion: version === 'current' ? CURRENT_VERSION : LEGACY_VERSION, trees, sessionHeader };
+      const input = { catalog, version, productVersion: version === 'current' ? catalog.productVersion : LEGACY_VERSION, trees, sessionHeader };
       // A tree's document keeps only the components its paths use; the whole one has every type.
       // The generator is loaded by the first document asked for: a start does not load it.
       doc = import('../describe/openapi.js').then(({ buildOpenApi }) => buildOpenApi(scope.tree === undefined ? input : { ...input, onlyUsed: true }, pause));

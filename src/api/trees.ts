@@ -5,7 +5,7 @@ import type { ApiVersion } from '../catalog/model.js';
 import { LIFECYCLE_ROOT } from '../catalog/overlay/lifecycle.js';
 import { ACTIVATION, AUDIT_RECORD, CHANGE_MANAGER } from '../catalog/overlay/rest-only.js';
 import { CURRENT_USER, LIFECYCLE_VERSIONS, MANAGEMENT_VERSION, MANAGEMENT_VERSIONS } from '../catalog/overlay/versions.js';
-import { CURRENT_VERSION, LEGACY_VERSION, LIFECYCLE_VERSION } from '../catalog/versions.js';
+import { LEGACY_VERSION, LIFECYCLE_VERSION } from '../catalog/versions.js';
 import type { AuditView } from '../security/audit.js';
 import type { ConfigService } from '../config/config-service.js';
 import { BeanTree, type BeanRecord, type TreeSource } from '../tree/records.js';
@@ -228,18 +228,18 @@ export class Trees {
   }
 }
 
-/** The versions each interface lists: name, `isLatest`, `lifecycle`; the first is the current one. */
-const VERSIONS: Record<Api, { type: string; itemType: string; versions: [string, boolean, string][] }> = {
-  appserver: {
+/** The versions each interface lists: name, `isLatest`, `lifecycle`; the first is the current one (the domain's product version). */
+function listedVersions(api: Api, productVersion: string): { type: string; itemType: string; versions: [string, boolean, string][] } {
+  if (api === 'lifecycle') return { type: LIFECYCLE_VERSIONS, itemType: LIFECYCLE_ROOT, versions: [[LIFECYCLE_VERSION, true, 'active']] };
+  return {
     type: MANAGEMENT_VERSIONS,
     itemType: MANAGEMENT_VERSION,
     versions: [
-      [CURRENT_VERSION, true, 'active'],
+      [productVersion, true, 'active'],
       [LEGACY_VERSION, false, 'deprecated'],
     ],
-  },
-  lifecycle: { type: LIFECYCLE_VERSIONS, itemType: LIFECYCLE_ROOT, versions: [[LIFECYCLE_VERSION, true, 'active']] },
-};
+  };
+}
 
 /**
  * The runtime's figures as a request's render reads them, telling `watch` what it looked at: states
@@ -292,7 +292,7 @@ function watchedProcess(process: ProcessFigures, watch: ReadWatch): ProcessFigur
 
 /** The version list of an interface; its URLs are relative to the list itself (nothing is above it). */
 export function versionListRoot(catalog: Catalog, api: Api): TreeRoot {
-  const { type, itemType, versions } = VERSIONS[api];
+  const { type, itemType, versions } = listedVersions(api, catalog.productVersion);
   const tree = new BeanTree();
   tree.setRoot({ type, values: { current: [versions[0]![0]] } });
   // Each version sits right below the list (the collection's address is `*`).
@@ -314,14 +314,14 @@ export interface Caller {
 
 /**
  * A version of the management interface: links to its trees, and `currentUser`. Every spelling of
- * a version in URLs shows the version's own name (`latest` shows 12.2.1.3.0).
+ * a version in URLs shows the version's own name (`latest` shows the domain's product version).
  */
 export function versionRoot(catalog: Catalog, version: ApiVersion, caller: Caller): TreeRoot {
   const current = version === 'current';
   const tree = new BeanTree();
   tree.setRoot({
     type: MANAGEMENT_VERSION,
-    values: { version: current ? CURRENT_VERSION : LEGACY_VERSION, isLatest: current, lifecycle: current ? 'active' : 'deprecated' },
+    values: { version: current ? catalog.productVersion : LEGACY_VERSION, isLatest: current, lifecycle: current ? 'active' : 'deprecated' },
   });
   tree.putSingleton('', 'currentUser', { type: CURRENT_USER, values: { ...caller } });
   return { name: 'version', source: tree, type: catalog.type(MANAGEMENT_VERSION), base: [], editable: false, search: false };

@@ -26,14 +26,18 @@ const MAX_PATH = 2048;
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 export class WatchApi {
-  constructor(private readonly hub: WatchHub) {}
+  /** `productVersion`: the domain's, which decides the version segments that name a version. */
+  constructor(
+    private readonly hub: WatchHub,
+    private readonly productVersion: string,
+  ) {}
 
   /**
    * Reads a watch request: the version segment, the query (`path`, `kinds`) and the Last-Event-ID
    * header. Throws 404 for a version that names none, 400 naming the parameter and value at fault.
    */
   filter(version: string, query: Record<string, unknown>, lastEventId: string | undefined): WatchFilter {
-    if (!managementVersion(version)) throw notFound(version);
+    if (!managementVersion(version, this.productVersion)) throw notFound(version);
     for (const name of Object.keys(query)) {
       if (!PARAMETERS.has(name)) throw badRequest(`The query parameter '${name}' is not taken by a watch; use path and kinds.`, name);
     }

@@ -9,6 +9,10 @@ import type { TypeDef } from '../catalog/model.js';
 export interface TypeLookup {
   /** The type named; throws when there is none. */
   type(name: string): TypeDef;
+  /** Every type, by name. */
+  readonly types?: ReadonlyMap<string, TypeDef>;
+  /** Registrations for types this catalog lacks are left out (a product version other than the default). */
+  readonly tolerant?: boolean;
 }
 
 /** One kind of behaviour; `T` is what a registration of it holds. */
@@ -37,6 +41,7 @@ export class BehaviourRegistry {
    * A type names each kind once: a second registration is a programming error.
    */
   register<T>(kind: BehaviourKind<T>, typeName: string, value: T): void {
+    if (this.types.tolerant && this.types.types && !this.types.types.has(typeName)) return;
     const type = this.types.type(typeName);
     const byType = this.registered.get(kind) ?? new Map<string, Registration>();
     if (byType.has(type.name)) throw new Error(`${type.short} already has a behaviour '${kind.name}'`);

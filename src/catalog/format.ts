@@ -96,3 +96,33 @@ export interface CatalogFile {
   version: string;
   types: Record<string, CatalogType>;
 }
+
+/**
+ * Another product version's catalog as its differences from catalog/catalog.json
+ * (catalog/versions/<version>.json, written by the same script). Per type: `null` when the version
+ * lacks it, a whole `CatalogType` when only the version has it (it has `p`), else a `TypePatch`.
+ */
+export interface CatalogDifferences {
+  source: string;
+  version: string;
+  /** The version of catalog/catalog.json the differences apply to. */
+  base: string;
+  types: Record<string, CatalogType | TypePatch | null>;
+}
+
+/**
+ * How a type differs from the base version's. Type-level fields given replace the base's (`null`
+ * removes `disc`, `b` or `roles`); `del` names properties the version lacks; `put` holds properties
+ * new or different in it (whole); `o`, when given, is the full property order (otherwise the base
+ * order, less `del`, with new names of `put` at the end).
+ */
+export interface TypePatch {
+  s?: string;
+  disc?: string | null;
+  kind?: CatalogType['kind'];
+  b?: string[] | null;
+  roles?: string[] | null;
+  del?: string[];
+  put?: CatalogProperty[];
+  o?: string[];
+}

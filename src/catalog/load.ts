@@ -1,18 +1,30 @@
 // Builds the type model from catalog/catalog.json and the hand-written overlay, once, at start-up.
 import { readFileSync } from 'node:fs';
-import type { CatalogFile, CatalogProperty, CatalogType } from './format.js';
+import type { CatalogDifferences, CatalogFile, CatalogProperty, CatalogType, TypePatch } from './format.js';
 import type { ApiVersion, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
 import type { OperationTable, Overlay, Role } from './overlay-format.js';
 import { overlay as defaultOverlay } from './overlay/index.js';
+import { DEFAULT_PRODUCT_VERSION, isProductVersion } from './versions.js';
 
 const CATALOG_URL = new URL('../../../catalog/catalog.json', import.meta.url);
+const differencesUrl = (version: string) => new URL(`../../../catalog/versions/${version}.json`, import.meta.url);
 
 export class Catalog {
   readonly types = new Map<string, TypeDef>();
+  /** The product version whose bean types these are (`12.2.1.4.0`). */
+  readonly productVersion: string;
+  /**
+   * True for a version other than the default: the overlay, the operations and the behaviours are
+   * written against the default version's types, and what they say of a type or property this
+   * version lacks is left out (for the default version it is a programming error).
+   */
+  readonly tolerant: boolean;
   /** Wire `type` value -> type, for polymorphic creation and discriminators. */
   private readonly byDiscriminator = new Map<string, TypeDef[]>();
 
-  constructor(file: CatalogFile, overlay: Overlay, operations: OperationTable = {}) {
+  constructor(file: CatalogFile, overlay: Overlay, operations: OperationTable = {}, options: { tolerant?: boolean } = {}) {
+    this.productVersion = file.version;
+    this.tolerant = options.tolerant ?? false;
     const raw: Record<string, CatalogType> = { ...file.types, ...overlay.types };
     for (const [name, t] of Object.entries(raw)) this.types.set(name, buildType(name, t));
     this.resolveAncestors(raw);
@@ -49,13 +61,18 @@ export class Catalog {
   }
 
   private applyOverlay(overlay: Overlay, operations: OperationTable): void {
+    // The overlay and the operations are written for every version: checked strictly against the
+    // default version's types; another version lacks some of the types they name, and with them
+    // what the overlay adds to those types.
+    const strict = !this.tolerant;
     for (const [name, patch] of Object.entries(overlay.patches)) {
       const t = this.types.get(name);
+      if (!t && !strict) continue;
       if (!t) throw new Error(`overlay names unknown type ${name}`);
       for (const p of patch.properties ?? []) addProp(t, toPropDef(p), true);
       for (const hidden of patch.hide ?? []) removeProp(t, hidden);
     }
-    for (const name of Object.keys(operations)) if (!this.types.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
+    if (strict) for (const name of Object.keys(operations)) if (!this.types.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
     // Properties and operations declared on a base type reach every subtype; the overlay's version of
     // a property replaces the catalog's, and the nearest patch wins.
     for (const t of this.types.values()) {
@@ -78,7 +95,7 @@ export class Catalog {
         for (const op of patch.operations ?? []) {
           if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
         }
-        for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name);
+        for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name && strict);
       }
     }
   }
@@ -93,21 +110,82 @@ export class Catalog {
   }
 }
 
-let file: CatalogFile | undefined;
-const loaded = new WeakMap<OperationTable, Catalog>();
+let baseFile: CatalogFile | undefined;
+const files = new Map<string, CatalogFile>();
+const loaded = new Map<string, WeakMap<OperationTable, Catalog>>();
 const NO_OPERATIONS: OperationTable = Object.freeze({});
 
+/** The catalog file of a product version: the base file as it is, another version as the base with its differences applied. */
+function catalogFile(version: string): CatalogFile {
+  let file = files.get(version);
+  if (file) return file;
+  baseFile ??= JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
+  if (version === baseFile.version) file = baseFile;
+  else {
+    const differences = JSON.parse(readFileSync(differencesUrl(version), 'utf8')) as CatalogDifferences;
+    if (differences.base !== baseFile.version) throw new Error(`the catalog differences of ${version} apply to ${differences.base}, not to the catalog's ${baseFile.version}: run the catalog generator again`);
+    file = applyDifferences(baseFile, differences);
+  }
+  files.set(version, file);
+  return file;
+}
+
+/** The whole catalog of another version: the base's types with the differences applied (the base is left as it is). */
+export function applyDifferences(base: CatalogFile, differences: CatalogDifferences): CatalogFile {
+  const types: Record<string, CatalogType> = { ...base.types };
+  for (const [name, change] of Object.entries(differences.types)) {
+    if (change === null) delete types[name];
+    else if ('p' in change) types[name] = change as CatalogType;
+    else {
+      const was = types[name];
+      if (!was) throw new Error(`the catalog differences of ${differences.version} change ${name}, which the base does not have`);
+      types[name] = patchType(was, change as TypePatch);
+    }
+  }
+  return { source: differences.source, version: differences.version, types };
+}
+
+function patchType(was: CatalogType, patch: TypePatch): CatalogType {
+  const next: CatalogType = { ...was };
+  if (patch.s !== undefined) next.s = patch.s;
+  if (patch.kind !== undefined) next.kind = patch.kind;
+  if (patch.disc !== undefined) {
+    if (patch.disc === null) delete next.disc;
+    else next.disc = patch.disc;
+  }
+  if (patch.b !== undefined) {
+    if (patch.b === null) delete next.b;
+    else next.b = patch.b;
+  }
+  if (patch.roles !== undefined) {
+    if (patch.roles === null) delete next.roles;
+    else next.roles = patch.roles;
+  }
+  const gone = new Set(patch.del ?? []);
+  const props = new Map(was.p.filter((p) => !gone.has(p.n)).map((p) => [p.n, p]));
+  for (const p of patch.put ?? []) props.set(p.n, p);
+  next.p = patch.o
+    ? patch.o.map((n) => {
+        const p = props.get(n);
+        if (!p) throw new Error(`the catalog differences order ${n}, which the type does not have`);
+        return p;
+      })
+    : [...props.values()];
+  return next;
+}
+
 /**
- * The catalog of this build with the operations given (loaded once per table); without any, only
- * the overlay's (the Lifecycle Manager's). The operations come from their definitions:
+ * The catalog of a product version (default: the default version) with the operations given
+ * (loaded once per version and table); without any, only the overlay's (the Lifecycle Manager's).
+ * Only the versions asked for are read. The operations come from their definitions:
  * `catalogWithOperations()` of src/operations/catalog.ts loads the catalog with all of them.
  */
-export function loadCatalog(operations: OperationTable = NO_OPERATIONS): Catalog {
-  let catalog = loaded.get(operations);
-  if (!catalog) {
-    file ??= JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile;
-    loaded.set(operations, (catalog = new Catalog(file, defaultOverlay, operations)));
-  }
+export function loadCatalog(operations: OperationTable = NO_OPERATIONS, version: string = DEFAULT_PRODUCT_VERSION): Catalog {
+  if (!isProductVersion(version)) throw new Error(`${version} is not a product version this server knows`);
+  let byTable = loaded.get(version);
+  if (!byTable) loaded.set(version, (byTable = new WeakMap()));
+  let catalog = byTable.get(operations);
+  if (!catalog) byTable.set(operations, (catalog = new Catalog(catalogFile(version), defaultOverlay, operations, { tolerant: version !== DEFAULT_PRODUCT_VERSION })));
   return catalog;
 }
 
@@ -158,7 +236,8 @@ function applyRange(t: TypeDef, name: string, [min, max]: readonly [number, numb
   }
   if (p.min !== undefined) return;
   if (p.valueKind !== 'int' && p.valueKind !== 'long') throw new Error(`overlay gives a range to ${t.short}.${name}, which is not an integer`);
-  for (const d of [p.hasDefault ? p.defaultValue : 0, p.productionDefault]) {
+  // A default derived at run time (no declared one) is the derivation's business, not the zero's.
+  for (const d of [p.hasDefault ? p.defaultValue : p.derivedDefault ? undefined : 0, p.productionDefault]) {
     if (typeof d === 'number' && (d < min || d > max)) throw new Error(`the default ${d} of ${t.short}.${name} is outside its range ${min}..${max}`);
   }
   p.min = min;

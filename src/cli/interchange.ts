@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
-import { loadCatalog } from '../catalog/load.js';
+import { type Catalog, loadCatalog } from '../catalog/load.js';
+import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS, UNRECORDED_PRODUCT_VERSION, isProductVersion, productVersionFor } from '../catalog/versions.js';
 import { givenKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
 import { badRequest } from '../core/problems.js';
@@ -70,6 +71,8 @@ export function importInput(file: string): ImportInput {
 
 export interface InitFromOptions {
   store?: string;
+  /** The product version of the new domain (default: the one the file's domain version names). */
+  productVersion?: string;
   secretKeyFile?: string;
   foreignSecrets?: ForeignSecrets;
   secretPlaceholder?: string;
@@ -77,7 +80,17 @@ export interface InitFromOptions {
 
 /** Creates a data directory from config.xml or a model; returns what `initDataDir` returns plus the findings. */
 export async function initFrom(file: string, dataDir: string, opts: InitFromOptions): Promise<Awaited<ReturnType<typeof initDataDir>> & { findings: Finding[]; servers: number }> {
-  const catalog = loadCatalog();
+  // The file says its domain's version (config.xml's domain-version, a model's domainVersion): read
+  // with the default version's types first, then again with that version's when it is another.
+  const fileVersion = (catalog: Catalog) => {
+    const imported = importDomain(catalog, importInput(file), { secrets: new Secrets(randomBytes(32)) });
+    const said = imported.config.bean('')?.values.domainVersion;
+    return typeof said === 'string' ? said : undefined;
+  };
+  const said = opts.productVersion === undefined ? fileVersion(loadCatalog()) : undefined;
+  const productVersion = opts.productVersion ?? (said !== undefined ? productVersionFor(said) : DEFAULT_PRODUCT_VERSION);
+  if (!isProductVersion(productVersion)) throw new Error(`--product-version takes ${PRODUCT_VERSIONS.join(', ')}, not '${productVersion}'`);
+  const catalog = loadCatalog(undefined, productVersion);
   // The import is read before anything is created: a refused file leaves no data directory behind.
   // Its secrets are sealed with the key the domain will have when one is given, else with a
   // provisional key and sealed again once the new domain's key is made.
@@ -90,6 +103,14 @@ export async function initFrom(file: string, dataDir: string, opts: InitFromOpti
     ...(opts.secretPlaceholder !== undefined ? { secretPlaceholder: opts.secretPlaceholder } : {}),
   });
   const findings = [...imported.findings];
+  // The domain's configuration names the version it runs as (a note says so when the file named another).
+  const root = imported.config.bean('')!;
+  const was = root.values.domainVersion;
+  if (was !== undefined && was !== productVersion) {
+    findings.push({ severity: 'info', file, path: 'domain-version', message: `the domain version ${String(was)} runs as ${productVersion}${opts.productVersion === undefined ? ', the nearest version this server has' : ', as --product-version says'}` });
+  }
+  root.values.domainVersion = productVersion;
+  root.values.configurationVersion = productVersion;
   const created = await initDataDir(
     dataDir,
     {
@@ -105,7 +126,7 @@ export async function initFrom(file: string, dataDir: string, opts: InitFromOpti
       },
     },
     opts.store,
-    opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {},
+    { productVersion, ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}) },
   );
   return { ...created, findings, servers: imported.config.itemNames('servers').length };
 }
@@ -124,16 +145,18 @@ export async function exportDataDir(dataDir: string, opts: ExportOptions): Promi
   let rows;
   let users;
   let groups;
+  let productVersion: string;
   try {
     await store.open();
     if ((await store.getMeta('created')) === undefined) throw new Error(`${store.description} holds no domain: nothing to export`);
+    productVersion = (await store.getMeta('productVersion')) ?? UNRECORDED_PRODUCT_VERSION;
     rows = await store.loadTree('config');
     users = await store.users();
     groups = await store.groups();
   } finally {
     await store.close();
   }
-  const result = exportDomain(loadCatalog(), fromStored(rows), securityOf(users, groups), { format: opts.format, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  const result = exportDomain(loadCatalog(undefined, productVersion), fromStored(rows), securityOf(users, groups), { format: opts.format, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   const findings = [...result.findings];
   if (!opts.out) {
     const [main, ...rest] = result.files;

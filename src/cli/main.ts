@@ -8,6 +8,7 @@ import type { LogFormat } from './logging.js';
 import type { RunningServer } from './server.js';
 import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
+import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS } from '../catalog/versions.js';
 import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT, limitHeapGrowth, parseHeapGrowth } from './heap.js';
@@ -103,10 +104,11 @@ program
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
   .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
+  .option('--product-version <version>', `the product version of the domain: ${PRODUCT_VERSIONS.join(', ')} (default ${DEFAULT_PRODUCT_VERSION}; with --from, the file's domain-version)`, oneOf('--product-version', PRODUCT_VERSIONS))
   .option('--foreign-secrets <mode>', 'with --from: values sealed with another key are kept sealed (keep) or replaced by the placeholder (placeholder)', oneOf('--foreign-secrets', ['keep', 'placeholder'] as const), 'keep')
   .option('--secret-placeholder <text>', 'with --from --foreign-secrets placeholder: the text put in their place', 'changeme')
-  .action(async (opts: { dataDir: string; from?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
-    const { dataDir, from, store: _store, storePasswordFile: _file, secretKeyFile, foreignSecrets, secretPlaceholder, ...size } = opts;
+  .action(async (opts: { dataDir: string; from?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; productVersion?: string; foreignSecrets: 'keep' | 'placeholder'; secretPlaceholder: string } & DomainSize, cmd: Command) => {
+    const { dataDir, from, store: _store, storePasswordFile: _file, secretKeyFile, productVersion, foreignSecrets, secretPlaceholder, ...size } = opts;
     const store = storeOf(opts);
     const { initFrom } = await import('./interchange.js');
     const { initDataDir } = await import('./server.js');
@@ -118,6 +120,7 @@ program
         secretPlaceholder,
         ...(store ? { store } : {}),
         ...(secretKeyFile !== undefined ? { secretKeyFile } : {}),
+        ...(productVersion !== undefined ? { productVersion } : {}),
       });
       for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
       await printFindings(created.findings);
@@ -126,7 +129,7 @@ program
       if (created.message) process.stdout.write(`${created.message}\n`);
       return;
     }
-    const created = await initDataDir(dataDir, size, store, secretKeyFile !== undefined ? { secretKeyFile } : {});
+    const created = await initDataDir(dataDir, size, store, { ...(secretKeyFile !== undefined ? { secretKeyFile } : {}), ...(productVersion !== undefined ? { productVersion } : {}) });
     for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
     if (created.message) process.stdout.write(`${created.message}\n`);

@@ -47,6 +47,8 @@ export interface ServerOptions {
   adminPassword?: string;
   /** Template of a new data directory (default: the demo domain). */
   template?: 'demo' | DomainSize;
+  /** The product version of a domain this start creates (default: DEFAULT_PRODUCT_VERSION); an existing domain keeps its own. */
+  productVersion?: string;
   /** Addresses and CIDR ranges of proxies whose X-Forwarded-Proto/-Host are believed (default: none). */
   trustProxy?: readonly string[];
   /** Clock of lifecycle tasks: tests pass a ManualScheduler and advance it. */
@@ -173,7 +175,6 @@ export interface OpenManagement {
  */
 export async function openManagement(opts: ServerOptions, logger?: Logger): Promise<OpenManagement> {
   const log = logger ?? makeLogger(opts.logLevel ?? 'info', opts.logFormat ?? 'json');
-  const catalog = catalogWithOperations();
   const warnings: string[] = [];
   // A malformed key stops the start before anything is created.
   const secretKey = secretKeySource(opts.dataDir, opts);
@@ -184,7 +185,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   const control = controlEnabled(opts);
   // The control interface's clock follows the wall clock until a test freezes it.
   const scheduler = opts.scheduler ?? (control ? new ControlledScheduler() : undefined);
-  const opened = await openDomain(catalog, store, {
+  const opened = await openDomain(catalogWithOperations, store, {
     log,
     adminUser: opts.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: opts.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
@@ -195,6 +196,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     revealPassword: password.reveal,
     archiveDir: opts.dataDir,
     ...(opts.template ? { template: opts.template } : {}),
+    ...(opts.productVersion ? { productVersion: opts.productVersion } : {}),
     ...(scheduler ? { scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
     ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
@@ -205,7 +207,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   const controller = control ? new (await import('../control/control.js')).Control(opened.domain, clockControlOf(opened.domain.clock)) : undefined;
   const stats = new RequestStats();
   const composed = composeApi({
-    catalog,
+    catalog: opened.domain.catalog,
     domain: opened.domain,
     stats,
     dataDir: opts.dataDir,
@@ -346,7 +348,7 @@ export async function initDataDir(
   dataDir: string,
   template: DomainSize | DomainSource,
   storeUrl?: string,
-  opts: { secretKeyFile?: string; passwordOutput?: 'terminal' | 'file' } = {},
+  opts: { secretKeyFile?: string; passwordOutput?: 'terminal' | 'file'; productVersion?: string } = {},
 ): Promise<{ adminUser?: string; generatedPassword?: string; message?: string; warnings: string[] }> {
   const warnings: string[] = [];
   const secretKey = secretKeySource(dataDir, opts);
@@ -363,12 +365,13 @@ export async function initDataDir(
   if (exists) throw new Error(`${storeUrl ? store.description : dataDir} already holds a domain`);
   const source = 'build' in template ? template : undefined;
   const password = passwordReveal(dataDir, opts.passwordOutput ?? passwordOutput({}));
-  const opened = await openDomain(catalogWithOperations(), openStore(dataDir, storeUrl), {
+  const opened = await openDomain(catalogWithOperations, openStore(dataDir, storeUrl), {
     adminUser: source?.adminUser ?? process.env.APPSERVER_ADMIN_USER,
     adminPassword: source?.adminPassword ?? process.env.APPSERVER_ADMIN_PASSWORD,
     listenAddress: '127.0.0.1',
     listenPort: 7001,
     template: source ? source.build : (template as DomainSize),
+    ...(opts.productVersion !== undefined ? { productVersion: opts.productVersion } : {}),
     secretKey,
     givenKey: given,
     revealPassword: password.reveal,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationArchives } from '../runtime/archives/applications.js';
 import { standardBehaviours } from '../behaviour/index.js';
 import type { Catalog } from '../catalog/load.js';
+import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS, UNRECORDED_PRODUCT_VERSION, isProductVersion } from '../catalog/versions.js';
 import { ConfigService } from '../config/config-service.js';
 import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
@@ -41,6 +42,8 @@ export interface DomainOptions {
    * configuration built by the caller once the domain's key is known (an imported domain).
    */
   template?: 'demo' | DomainSize | ((secrets: Secrets) => BeanTree);
+  /** The product version of a new domain (default DEFAULT_PRODUCT_VERSION); an existing domain keeps its own. */
+  productVersion?: string;
   /** Clock of lifecycle tasks (tests pass a manual one). */
   scheduler?: Scheduler;
   /** Where activations and lifecycle changes are logged (default: nowhere). */
@@ -71,11 +74,15 @@ export interface OpenedDomain {
 
 const CONFIG_TREE = 'config';
 
-export async function openDomain(catalog: Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
+/**
+ * Opens the domain of a store (creating it where the store holds none). `catalogs` gives the
+ * catalog of a product version: only the domain's version is asked for.
+ */
+export async function openDomain(catalogs: (productVersion: string) => Catalog, store: Store, opts: DomainOptions): Promise<OpenedDomain> {
   let creating = false;
   try {
     await store.open();
-    const opened = await load(catalog, store, opts, () => (creating = true));
+    const opened = await load(catalogs, store, opts, () => (creating = true));
     creating = false;
     return opened;
   } catch (err) {
@@ -90,7 +97,27 @@ export async function openDomain(catalog: Catalog, store: Store, opts: DomainOpt
   }
 }
 
-async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
+/** Where the store records the domain's product version. */
+const PRODUCT_VERSION_META = 'productVersion';
+
+/**
+ * The product version of the domain: a new one's as asked (recorded before the domain counts as
+ * created), an existing one's as recorded. A domain from before versions were recorded was
+ * 12.2.1.3.0: that is recorded for it now, so it stays so.
+ */
+async function productVersionOf(store: Store, creating: boolean, asked: string | undefined): Promise<string> {
+  if (creating) {
+    const version = asked ?? DEFAULT_PRODUCT_VERSION;
+    if (!isProductVersion(version)) throw new Error(`${version} is not a product version this server knows (${PRODUCT_VERSIONS.join(', ')})`);
+    await store.setMeta(PRODUCT_VERSION_META, version);
+    return version;
+  }
+  const recorded = (await store.getMeta(PRODUCT_VERSION_META)) ?? (await store.initMeta(PRODUCT_VERSION_META, UNRECORDED_PRODUCT_VERSION));
+  if (!isProductVersion(recorded)) throw new Error(`the store records the product version '${recorded}', which this server does not know (${PRODUCT_VERSIONS.join(', ')})`);
+  return recorded;
+}
+
+async function load(catalogs: (productVersion: string) => Catalog, store: Store, opts: DomainOptions, claim: () => void): Promise<OpenedDomain> {
   const now = opts.now ?? Date.now;
   const clock = opts.scheduler ?? new RealScheduler();
   // What falls due on the clock changes state: the parts schedule through a clock that says so.
@@ -119,6 +146,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
   }
   // The key is settled before anything else is written: a server given the wrong key changes nothing.
   const key = await settleSecretKey(store, opts.secretKey, opts.givenKey);
+  const catalog = catalogs(await productVersionOf(store, created, opts.productVersion));
   if (store.shared) await store.heartbeat(instance, Date.now());
   let generatedPassword: string | undefined;
   let adminUser: string | undefined;
@@ -141,7 +169,7 @@ async function load(catalog: Catalog, store: Store, opts: DomainOptions, claim: 
     await store.writeTree(CONFIG_TREE, { put: toStored(config), remove: [] });
     state = emptyRuntimeState();
     // The demo shows a partition at work: the first one runs, the second waits halted.
-    if (demo) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
+    if (demo && config.itemNames('partitions').includes('partition1')) state.partitions.set('partition1', { state: 'RUNNING', subState: null });
     else if (typeof template === 'object') for (const name of runningServers(template)) state.servers.set(name, 'RUNNING');
     await store.writeRuntimeEntries(stateToEntries(state), []);
     await security.load();

@@ -21,8 +21,8 @@ export function demoDomain(catalog: Catalog, opts: DemoOptions): BeanTree {
   const b = new TreeBuilder(catalog, new BeanTree());
   const domain = b.root('appserver.management.configuration.DomainMBean', {
     name: opts.domainName,
-    domainVersion: '12.2.1.3.0',
-    configurationVersion: '12.2.1.3.0',
+    domainVersion: catalog.productVersion,
+    configurationVersion: catalog.productVersion,
     adminServerName: opts.adminServerName,
     productionModeEnabled: false,
   });
@@ -42,8 +42,10 @@ export function demoDomain(catalog: Catalog, opts: DemoOptions): BeanTree {
     });
   }
 
-  b.item(domain, 'virtualTargets', 'vt1', { targets: refs(ref('servers', opts.adminServerName)), uriPrefix: '/partition1' });
-  b.item(domain, 'virtualTargets', 'vt2', { targets: refs(ref('clusters', 'cluster1')), uriPrefix: '/partition2' });
+  // Partitions, resource groups and virtual targets are gone from the product since 14.1.1.
+  const multitenant = catalog.type('appserver.management.configuration.DomainMBean').prop.has('partitions');
+  if (multitenant) b.item(domain, 'virtualTargets', 'vt1', { targets: refs(ref('servers', opts.adminServerName)), uriPrefix: '/partition1' });
+  if (multitenant) b.item(domain, 'virtualTargets', 'vt2', { targets: refs(ref('clusters', 'cluster1')), uriPrefix: '/partition2' });
 
   b.item(domain, 'fileStores', 'FileStore1', { directory: 'stores/FileStore1', targets: refs(ref('servers', 'ms1')) });
   b.item(domain, 'JMSServers', 'JMSServer1', {
@@ -51,7 +53,7 @@ export function demoDomain(catalog: Catalog, opts: DemoOptions): BeanTree {
     targets: refs(ref('servers', 'ms1')),
   });
 
-  for (const [index, vt] of [[1, 'vt1'], [2, 'vt2']] as const) partition(b, domain, index, vt);
+  if (multitenant) for (const [index, vt] of [[1, 'vt1'], [2, 'vt2']] as const) partition(b, domain, index, vt);
 
   b.item(domain, 'appDeployments', 'benefits', {
     moduleType: 'war',

@@ -27,8 +27,8 @@ export function generateDomain(catalog: Catalog, size: DomainSize, listenPort = 
   const b = new TreeBuilder(catalog, new BeanTree());
   const domain = b.root('appserver.management.configuration.DomainMBean', {
     name: 'generated_domain',
-    domainVersion: '12.2.1.3.0',
-    configurationVersion: '12.2.1.3.0',
+    domainVersion: catalog.productVersion,
+    configurationVersion: catalog.productVersion,
     adminServerName: 'AdminServer',
     productionModeEnabled: false,
   });

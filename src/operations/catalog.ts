@@ -19,7 +19,7 @@ export function operationTable(definitions: readonly OperationDefinition[]): Ope
 
 const TABLE = operationTable(OPERATIONS);
 
-/** The catalog of this build with every operation of OPERATIONS (loaded once). */
-export function catalogWithOperations(): Catalog {
-  return loadCatalog(TABLE);
+/** The catalog of a product version (default: the default version) with every operation of OPERATIONS (loaded once per version). */
+export function catalogWithOperations(version?: string): Catalog {
+  return loadCatalog(TABLE, version);
 }

@@ -3,6 +3,7 @@
 // change often (server, partition, resource group, data source) are read live from the state, so
 // a transition rewrites a tree only when beans appear or disappear.
 import type { Catalog } from '../catalog/load.js';
+import { productVersionText } from '../catalog/versions.js';
 import { type FaultHooks, NO_FAULTS } from '../core/faults.js';
 import type { NamedBean, Topology } from '../config/topology.js';
 import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
@@ -48,7 +49,6 @@ export interface EditSessionView {
   owner: string | null;
 }
 
-export const PRODUCT_VERSION = 'AppServer Server 12.2.1.3.0';
 
 /** States in which a server answers requests and has a runtime tree. */
 export const REACHABLE: ReadonlySet<string> = new Set(['RUNNING', 'ADMIN', 'STANDBY', 'SUSPENDING', 'RESUMING', 'FORCE_SUSPENDING', 'SHUTTING_DOWN', 'FORCE_SHUTTING_DOWN']);
@@ -767,7 +767,7 @@ export class RuntimeEngine implements RuntimeFigures {
       currentDirectory: process.cwd(),
       middlewareHome: '/opt/appserver',
       appserverHome: '/opt/appserver/server',
-      appserverVersion: PRODUCT_VERSION,
+      appserverVersion: productVersionText(this.catalog.productVersion),
       currentMachine: Array.isArray(server.values.machine) ? String(server.values.machine[1]) : '',
       healthState: okHealth('ServerRuntime'),
       overallHealthState: okHealth(null),

@@ -107,12 +107,12 @@ test('item 06: an array holding one object opens and closes on its lines; Conten
   assert.match(body!, /^\{\n {4}"links": \[\{\n {8}"rel": "job",\n {8}"href": "http:\\\/\\\/host:7001\\\/management\\\/appserver\\\/latest\\\/domainRuntime\\\/serverLifeCycleRuntimes\\\/ms1\\\/tasks\\\/_\d+_start"\n {4}\}\],\n {4}"identity": \[\n {8}"serverLifeCycleRuntimes",/);
 });
 
-test('item 07: one product version everywhere: 12.2.1.3.0 is current, and servers report it', async () => {
+test('item 07: one product version everywhere: the domain\'s (12.2.1.4.0 for a new one) is current, and servers report it', async () => {
   const list = await call(`${M()}`);
-  assert.deepEqual(list.json.items.map((i: { version: string; isLatest: boolean }) => [i.version, i.isLatest]), [['12.2.1.3.0', true], ['12.2.1.0', false]]);
-  assert.equal((await call(`${M()}/latest`)).json.version, '12.2.1.3.0');
+  assert.deepEqual(list.json.items.map((i: { version: string; isLatest: boolean }) => [i.version, i.isLatest]), [['12.2.1.4.0', true], ['12.2.1.0', false]]);
+  assert.equal((await call(`${M()}/latest`)).json.version, '12.2.1.4.0');
   const server = await call(`${srv.latest}/serverRuntime?fields=appserverVersion&links=none`);
-  assert.match(server.json.appserverVersion, /12\.2\.1\.3\.0/);
+  assert.match(server.json.appserverVersion, /12\.2\.1\.4\.0/);
   // The older documented spellings still resolve.
   for (const v of ['12.2.1.1.0', '12.2.1.2.0', '12.2.1.4.0', '12.2.1.0']) assert.equal((await call(`${M()}/${v}/serverRuntime?links=none&fields=name`)).status, 200, v);
 });

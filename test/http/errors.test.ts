@@ -179,7 +179,7 @@ test('a missing Accept header and wildcards get JSON', async () => {
   for (const accept of ['*/*', 'application/*', 'application/json', 'application/json, text/plain;q=0.5']) {
     const r = await call(url(''), { headers: { accept } });
     assert.equal(r.status, 200, `Accept: ${accept}`);
-    assert.equal(r.json.version, '12.2.1.3.0');
+    assert.equal(r.json.version, '12.2.1.4.0');
   }
   const res = await fetch(url('currentUser'), { headers: { authorization: basic('admin', 'welcome1') } });
   assert.equal(res.status, 200);

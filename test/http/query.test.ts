@@ -166,7 +166,7 @@ test('links and excludeLinks together are refused with 400 JSON', async () => {
 test('query parameters also shape the version entity and currentUser', async () => {
   const version = await call(`${srv.latest}?fields=version&links=self`);
   assert.equal(version.status, 200);
-  assert.deepEqual(version.json, { links: [{ rel: 'self', href: srv.latest }], version: '12.2.1.3.0' });
+  assert.deepEqual(version.json, { links: [{ rel: 'self', href: srv.latest }], version: '12.2.1.4.0' });
   const user = await call(`${srv.latest}/currentUser?links=none&fields=user`);
   assert.deepEqual(user.json, { user: 'admin' });
 });

@@ -52,12 +52,12 @@ describe('versions', () => {
     assert.deepEqual(rels(json), ['self', 'canonical', 'current']);
     assert.equal(href(json, 'self'), M);
     assert.equal(href(json, 'canonical'), M);
-    assert.equal(href(json, 'current'), `${M}/12.2.1.3.0`);
+    assert.equal(href(json, 'current'), `${M}/12.2.1.4.0`);
     assert.ok(!('parent' in json) && !rels(json).includes('parent'), 'the version list has no parent');
     assert.deepEqual(
       json.items.map((i: any) => ({ version: i.version, isLatest: i.isLatest, lifecycle: i.lifecycle })),
       [
-        { version: '12.2.1.3.0', isLatest: true, lifecycle: 'active' },
+        { version: '12.2.1.4.0', isLatest: true, lifecycle: 'active' },
         { version: '12.2.1.0', isLatest: false, lifecycle: 'deprecated' },
       ],
     );
@@ -68,8 +68,10 @@ describe('versions', () => {
   });
 
   for (const [segment, version, isLatest, lifecycle] of [
-    ['latest', '12.2.1.3.0', true, 'active'],
-    ['12.2.1.3.0', '12.2.1.3.0', true, 'active'],
+    ['latest', '12.2.1.4.0', true, 'active'],
+    ['12.2.1.4.0', '12.2.1.4.0', true, 'active'],
+    // An earlier release's segment names the domain's version.
+    ['12.2.1.3.0', '12.2.1.4.0', true, 'active'],
     ['12.2.1.0', '12.2.1.0', false, 'deprecated'],
     ['12.2.1.0.0', '12.2.1.0', false, 'deprecated'],
   ] as const) {
@@ -475,7 +477,7 @@ describe('partition-scoped form', () => {
   test('the version resources keep the prefix', async () => {
     const list = (await get(`${srv.origin}/partition1/management/appserver`)).json;
     assert.equal(href(list, 'self'), `${srv.origin}/partition1/management/appserver`);
-    assert.equal(href(list, 'current'), `${srv.origin}/partition1/management/appserver/12.2.1.3.0`);
+    assert.equal(href(list, 'current'), `${srv.origin}/partition1/management/appserver/12.2.1.4.0`);
     const version = (await get(`${srv.origin}/partition1/management/appserver/latest`)).json;
     assert.equal(href(version, 'domainRuntime'), `${srv.origin}/partition1/management/appserver/latest/domainRuntime`);
     assert.equal(href(version, 'parent'), `${srv.origin}/partition1/management/appserver`);
@@ -512,7 +514,7 @@ describe('wire cosmetics', () => {
     for (const l of json.links as Link[]) assert.ok(l.href.startsWith(srv.latest), `${l.rel}: ${l.href}`);
     assert.equal(href(json, 'self'), `${srv.latest}/domainRuntime`);
     const list = (await get(M, { 'x-forwarded-host': 'admin.example.test', 'x-forwarded-proto': 'https' })).json;
-    assert.equal(href(list, 'current'), `${srv.origin}/management/appserver/12.2.1.3.0`);
+    assert.equal(href(list, 'current'), `${srv.origin}/management/appserver/12.2.1.4.0`);
   });
 
   test('hrefs follow the Host header', async () => {

@@ -213,11 +213,11 @@ describe('the Lifecycle Manager tree', () => {
 describe('the version lists and the management version', () => {
   test('the management version list: its versions in place, a current link, no parent', () => {
     const body = get(versionListRoot(catalog, 'appserver'), '', ctx('/management/appserver', {}, true));
-    assert.deepEqual(links(body), ['self /management/appserver', 'canonical /management/appserver', 'current /management/appserver/12.2.1.3.0']);
+    assert.deepEqual(links(body), ['self /management/appserver', 'canonical /management/appserver', 'current /management/appserver/12.2.1.4.0']);
     assert.deepEqual(
       (body.items as Record<string, unknown>[]).map((i) => ({ ...i, links: links(i) })),
       [
-        { links: ['self /management/appserver/12.2.1.3.0', 'canonical /management/appserver/12.2.1.3.0'], version: '12.2.1.3.0', isLatest: true, lifecycle: 'active' },
+        { links: ['self /management/appserver/12.2.1.4.0', 'canonical /management/appserver/12.2.1.4.0'], version: '12.2.1.4.0', isLatest: true, lifecycle: 'active' },
         { links: ['self /management/appserver/12.2.1.0', 'canonical /management/appserver/12.2.1.0'], version: '12.2.1.0', isLatest: false, lifecycle: 'deprecated' },
       ],
     );

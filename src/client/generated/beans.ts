@@ -95,7 +95,7 @@ export interface CoherenceClusterParamsBean extends BeanBase {
   securityFrameworkEnabled?: boolean;
   /** writable; default 4; takes effect after a restart */
   timeToLive?: number;
-  /** writable; default "udp"; one of "udp", "tcp", "ssl", "tmb", "sdmb", "imb"; takes effect after a restart */
+  /** writable; default "tmb"; one of "tmb", "tcp", "udp", "ssl", "ssludp", "sdmb", "imb"; takes effect after a restart */
   transport?: string | null;
 }
 /** appserver.coherence.descriptor.wl.CoherenceClusterWellKnownAddressBean (`type`: "CoherenceClusterWellKnownAddress"; descriptor; 1 base type). */
@@ -148,6 +148,8 @@ export interface CoherenceLoggingParamsBean extends BeanBase {
   loggerName?: string | null;
   /** writable; default "{date}/{uptime} {product} {version} <{level}> (thread={thread}, member={member}): {text}"; takes effect after a restart */
   messageFormat?: string | null;
+  /** writable; default 5 */
+  severityLevel?: number;
 }
 /** appserver.coherence.descriptor.wl.CoherencePersistenceParamsBean (`type`: "CoherencePersistenceParams"; descriptor; 1 base type). */
 export interface CoherencePersistenceParamsBean extends BeanBase {
@@ -1302,13 +1304,13 @@ export interface FlowControlParamsBean extends BeanBase {
 export interface ForeignConnectionFactoryBean extends BeanBase {
   /** writable; default "enabled"; takes effect after a restart */
   connectionHealthChecking?: string | null;
-  /** writable; takes effect after a restart; secret: always read as null */
+  /** writable; secret: always read as null */
   password?: string | null;
-  /** writable; takes effect after a restart */
+  /** writable */
   username?: string | null;
   /** writable; takes effect after a restart */
   localJNDIName?: string | null;
-  /** writable; default derived at run time; takes effect after a restart */
+  /** writable; default derived at run time */
   remoteJNDIName?: string | null;
   /** read-only */
   id?: number;
@@ -1321,7 +1323,7 @@ export interface ForeignConnectionFactoryBean extends BeanBase {
 export interface ForeignDestinationBean extends BeanBase {
   /** writable; takes effect after a restart */
   localJNDIName?: string | null;
-  /** writable; default derived at run time; takes effect after a restart */
+  /** writable; default derived at run time */
   remoteJNDIName?: string | null;
   /** read-only */
   id?: number;
@@ -1334,7 +1336,7 @@ export interface ForeignDestinationBean extends BeanBase {
 export interface ForeignJNDIObjectBean extends BeanBase {
   /** writable; takes effect after a restart */
   localJNDIName?: string | null;
-  /** writable; default derived at run time; takes effect after a restart */
+  /** writable; default derived at run time */
   remoteJNDIName?: string | null;
   /** read-only */
   id?: number;
@@ -1345,7 +1347,7 @@ export interface ForeignJNDIObjectBean extends BeanBase {
 }
 /** appserver.j2ee.descriptor.wl.ForeignServerBean (`type`: "ForeignServer"; descriptor; 3 base types). */
 export interface ForeignServerBean extends BeanBase {
-  /** writable; takes effect after a restart */
+  /** writable */
   connectionURL?: string | null;
   /** writable; default "appserver.jndi.WLInitialContextFactory" */
   initialContextFactory?: string | null;
@@ -1607,6 +1609,8 @@ export interface ListenerBean extends BeanBase {
 export interface LoadBalancingParamsBean extends BeanBase {
   /** writable; default true */
   loadBalancingEnabled?: boolean;
+  /** writable; default "Per-Member"; one of "Per-Member", "Per-JVM" */
+  producerLoadBalancingPolicy?: string | null;
   /** writable; default true */
   serverAffinityEnabled?: boolean;
 }
@@ -1939,6 +1943,8 @@ export interface SAFErrorHandlingBean extends BeanBase {
 }
 /** appserver.j2ee.descriptor.wl.SAFImportedDestinationsBean (`type`: "SAFImportedDestinations"; descriptor; 3 base types). */
 export interface SAFImportedDestinationsBean extends BeanBase {
+  /** writable; default "Per-Member"; one of "Per-Member", "Per-JVM"; takes effect after a restart */
+  exactlyOnceLoadBalancingPolicy?: string | null;
   /** writable */
   JNDIPrefix?: string | null;
   /** writable; takes effect after a restart */
@@ -2486,6 +2492,27 @@ export interface AdminVirtualTargetMBean extends BeanBase {
   uriPrefix?: string | null;
   /** writable; default 1000 */
   deploymentOrder?: number;
+  /** read-only; default false */
+  dynamicallyCreated?: boolean;
+  /** read-only */
+  id?: number;
+  /** writable; key; default derived at run time; takes effect after a restart */
+  name?: string | null;
+  /** writable */
+  notes?: string | null;
+  /** writable */
+  tags?: string[] | null;
+  /** read-only */
+  type?: string | null;
+}
+/** appserver.management.configuration.AllowListMBean (`type`: "AllowList"; config; 3 base types). */
+export interface AllowListMBean extends BeanBase {
+  /** writable; default false */
+  allowListRecordingEnabled?: boolean;
+  /** writable; default "ignore"; one of "log", "deny", "ignore" */
+  allowListViolationAction?: string | null;
+  /** writable; default 60 */
+  serialPropFilePollingInterval?: number;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
   /** read-only */
@@ -3147,6 +3174,8 @@ export interface ClusterMBean extends BeanBase {
   interClusterCommLinkHealthCheckInterval?: number;
   /** writable; default "APPSERVER_TIMERS"; takes effect after a restart */
   jobSchedulerTableName?: string | null;
+  /** writable; default 0 */
+  maxSecondarySelectionAttempts?: number;
   /** writable; default false; takes effect after a restart */
   memberDeathDetectorEnabled?: boolean;
   /** writable; default derived at run time */
@@ -3234,6 +3263,8 @@ export interface CoherenceCacheConfigMBean extends BeanBase {
   JNDIName?: string | null;
   /** writable; key; default derived at run time; takes effect after a restart */
   name?: string | null;
+  /** read-only */
+  runtimeCacheConfigurationUri?: string | null;
   /** writable; takes effect after a restart */
   compatibilityName?: string | null;
   /** writable; takes effect after a restart */
@@ -3538,7 +3569,7 @@ export interface CommonLogMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -3819,7 +3850,7 @@ export interface DataSourceLogFileMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -4229,8 +4260,6 @@ export interface DomainMBean extends BeanBase {
   serverMigrationHistorySize?: number;
   /** writable; default 100 */
   serviceMigrationHistorySize?: number;
-  /** writable */
-  siteName?: string | null;
   /** read-only */
   systemResources?: Reference[];
   /** read-only */
@@ -4265,6 +4294,8 @@ export interface DomainTargetedMBean extends BeanBase {
 export interface DynamicDeploymentMBean extends BeanBase {
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
+  /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
   /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
@@ -4519,6 +4550,8 @@ export interface FederationServicesMBean extends BeanBase {
   ARSRequiresSSL?: boolean;
   /** writable; default false */
   ARSRequiresTwoWaySSL?: boolean;
+  /** writable */
+  allowedTargetHosts?: string[] | null;
   /** writable; default ["/samlacs/acs"]; takes effect after a restart */
   assertionConsumerURIs?: string[] | null;
   /** writable; default ["/samlars/ars"]; takes effect after a restart */
@@ -4627,6 +4660,8 @@ export interface FileStoreMBean extends BeanBase {
   XAResourceName?: string | null;
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
+  /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
   /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
@@ -5173,8 +5208,6 @@ export interface JDBCStoreMBean extends BeanBase {
   deletesPerStatementMaximum?: number;
   /** writable; default 20; takes effect after a restart */
   insertsPerBatchMaximum?: number;
-  /** writable; default derived at run time; takes effect after a restart */
-  appserverPiggybackCommitEnabled?: boolean;
   /** writable; default 200; takes effect after a restart */
   reconnectRetryIntervalMillis?: number;
   /** writable; default 1000; takes effect after a restart */
@@ -5209,6 +5242,8 @@ export interface JDBCStoreMBean extends BeanBase {
   XAResourceName?: string | null;
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
+  /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
   /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
@@ -5372,6 +5407,8 @@ export interface JMSConnectionFactoryMBean extends BeanBase {
   messagesMaximum?: number;
   /** writable; default "KeepOld"; one of "KeepOld", "KeepNew" */
   overrunPolicy?: string | null;
+  /** writable; default "Per-Member"; one of "Per-Member", "Per-JVM" */
+  producerLoadBalancingPolicy?: string | null;
   /** writable; default 10 */
   sendTimeout?: number;
   /** writable; default true */
@@ -5749,7 +5786,7 @@ export interface JMSMessageLogFileMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -5837,7 +5874,7 @@ export interface JMSSAFMessageLogFileMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -6197,10 +6234,6 @@ export interface JTAClusterMBean extends BeanBase {
   /** writable; default derived at run time */
   beforeCompletionIterationLimit?: number;
   /** writable; default derived at run time */
-  crossSiteRecoveryLeaseExpiration?: number;
-  /** writable; default derived at run time */
-  crossSiteRecoveryLeaseUpdate?: number;
-  /** writable; default derived at run time */
   determiners?: string[] | null;
   /** writable; default derived at run time */
   maxTransactions?: number;
@@ -6218,8 +6251,6 @@ export interface JTAClusterMBean extends BeanBase {
   clusterwideRecoveryEnabled?: boolean;
   /** writable; default 0 */
   completionTimeoutSeconds?: number;
-  /** writable; default 60 */
-  crossSiteRecoveryRetryInterval?: number;
   /** read-only */
   determinerCandidateResourceInfoList?: unknown[] | null;
   /** writable; default true */
@@ -6236,8 +6267,6 @@ export interface JTAClusterMBean extends BeanBase {
   maxXACallMillis?: number;
   /** writable; default true */
   parallelXAEnabled?: boolean;
-  /** writable */
-  recoverySiteName?: string | null;
   /** writable; default 30000 */
   serializeEnlistmentsGCIntervalMillis?: number;
   /** writable; default 180 */
@@ -6250,6 +6279,10 @@ export interface JTAClusterMBean extends BeanBase {
   twoPhaseEnabled?: boolean;
   /** writable; default 30 */
   unregisterResourceGracePeriod?: number;
+  /** writable */
+  useNonSecureAddressesForDomains?: string[] | null;
+  /** writable */
+  usePublicAddressesForRemoteDomains?: string[] | null;
   /** writable; default false */
   WSATIssuedTokenEnabled?: boolean;
   /** writable; default "SSLNotRequired"; one of "SSLNotRequired", "SSLRequired", "ClientCertRequired" */
@@ -6279,12 +6312,6 @@ export interface JTAMBean extends BeanBase {
   clusterwideRecoveryEnabled?: boolean;
   /** writable; default 0 */
   completionTimeoutSeconds?: number;
-  /** writable; default 30 */
-  crossSiteRecoveryLeaseExpiration?: number;
-  /** writable; default 10 */
-  crossSiteRecoveryLeaseUpdate?: number;
-  /** writable; default 60 */
-  crossSiteRecoveryRetryInterval?: number;
   /** read-only */
   determinerCandidateResourceInfoList?: unknown[] | null;
   /** writable */
@@ -6305,8 +6332,6 @@ export interface JTAMBean extends BeanBase {
   maxXACallMillis?: number;
   /** writable; default true */
   parallelXAEnabled?: boolean;
-  /** writable */
-  recoverySiteName?: string | null;
   /** writable; default "default"; one of "default", "performance", "compatibility"; takes effect after a restart */
   securityInteropMode?: string | null;
   /** writable; default 30000 */
@@ -6323,6 +6348,10 @@ export interface JTAMBean extends BeanBase {
   twoPhaseEnabled?: boolean;
   /** writable; default 30 */
   unregisterResourceGracePeriod?: number;
+  /** writable */
+  useNonSecureAddressesForDomains?: string[] | null;
+  /** writable */
+  usePublicAddressesForRemoteDomains?: string[] | null;
   /** writable; default false */
   WSATIssuedTokenEnabled?: boolean;
   /** writable; default "SSLNotRequired"; one of "SSLNotRequired", "SSLRequired", "ClientCertRequired" */
@@ -6499,6 +6528,8 @@ export interface KernelDebugMBean extends BeanBase {
   debugParameters?: Record<string, string> | null;
   /** writable; default false; takes effect after a restart */
   debugRC4?: boolean;
+  /** writable */
+  debugRJVMRequestResponse?: boolean;
   /** writable; default false; takes effect after a restart */
   debugRSA?: boolean;
   /** writable; takes effect after a restart */
@@ -6509,6 +6540,8 @@ export interface KernelDebugMBean extends BeanBase {
   debugSelfTuning?: boolean;
   /** writable; takes effect after a restart */
   debugWorkContext?: boolean;
+  /** writable; default false */
+  defaultRJVMDiagMessages?: boolean;
   /** writable; default false; takes effect after a restart */
   forceGCEachDGCPeriod?: boolean;
   /** writable; takes effect after a restart */
@@ -6576,6 +6609,8 @@ export interface KernelMBean extends BeanBase {
   periodLength?: number;
   /** writable; default false */
   printStackTraceInProduction?: boolean;
+  /** writable; default 0 */
+  RMIDeserializationMaxTimeLimit?: number;
   /** writable; default false */
   reverseDNSAllowed?: boolean;
   /** writable; default derived at run time; takes effect after a restart */
@@ -6787,7 +6822,7 @@ export interface LogFileMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -6883,7 +6918,7 @@ export interface LogMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -7221,6 +7256,8 @@ export interface MessagingBridgeMBean extends BeanBase {
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
   /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
+  /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
   initialBootDelaySeconds?: number;
@@ -7342,6 +7379,8 @@ export interface MinThreadsConstraintMBean extends BeanBase {
 export interface NetworkAccessPointMBean extends BeanBase {
   /** writable; default derived at run time */
   acceptBacklog?: number;
+  /** writable; default derived at run time */
+  allowListViolationAction?: string | null;
   /** writable; default derived at run time */
   allowUnencryptedNullCipher?: boolean;
   /** writable; default false */
@@ -7938,6 +7977,8 @@ export interface PersistentStoreMBean extends BeanBase {
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
   /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
+  /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
   initialBootDelaySeconds?: number;
@@ -8101,6 +8142,8 @@ export interface ReplicatedStoreMBean extends BeanBase {
   XAResourceName?: string | null;
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
+  /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
   /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
@@ -8394,12 +8437,8 @@ export interface SCAContainerMBean extends BeanBase {
 }
 /** appserver.management.configuration.SNMPAgentDeploymentMBean (`type`: "SNMPAgentDeployment"; config; 5 base types). */
 export interface SNMPAgentDeploymentMBean extends BeanBase {
-  /** writable; default "noAuth"; one of "noAuth", "MD5", "SHA" */
+  /** writable; default "MD5"; one of "noAuth", "MD5", "SHA" */
   authenticationProtocol?: string | null;
-  /** writable; default true */
-  communityBasedAccessEnabled?: boolean;
-  /** writable; default "public" */
-  communityPrefix?: string | null;
   /** writable; default false */
   enabled?: boolean;
   /** writable; default false */
@@ -8416,7 +8455,7 @@ export interface SNMPAgentDeploymentMBean extends BeanBase {
   maxInformRetryCount?: number;
   /** writable; key; default derived at run time */
   name?: string | null;
-  /** writable; default "noPriv"; one of "noPriv", "DES", "AES_128" */
+  /** writable; default "AES_128"; one of "noPriv", "DES", "AES_128" */
   privacyProtocol?: string | null;
   /** writable */
   SNMPAccessForUserMBeansEnabled?: boolean;
@@ -8424,7 +8463,7 @@ export interface SNMPAgentDeploymentMBean extends BeanBase {
   SNMPEngineId?: string | null;
   /** writable; default 161; range 1..65535 */
   SNMPPort?: number;
-  /** writable; default 1; one of 1, 2, 3 */
+  /** writable; default 3; one of 1, 2, 3 */
   SNMPTrapVersion?: number;
   /** writable; default true */
   sendAutomaticTrapsEnabled?: boolean;
@@ -8445,12 +8484,8 @@ export interface SNMPAgentDeploymentMBean extends BeanBase {
 }
 /** appserver.management.configuration.SNMPAgentMBean (`type`: "SNMPAgent"; config; 3 base types). */
 export interface SNMPAgentMBean extends BeanBase {
-  /** writable; default "noAuth"; one of "noAuth", "MD5", "SHA" */
+  /** writable; default "MD5"; one of "noAuth", "MD5", "SHA" */
   authenticationProtocol?: string | null;
-  /** writable; default true */
-  communityBasedAccessEnabled?: boolean;
-  /** writable; default "public" */
-  communityPrefix?: string | null;
   /** writable; default false */
   enabled?: boolean;
   /** writable; default false */
@@ -8467,7 +8502,7 @@ export interface SNMPAgentMBean extends BeanBase {
   maxInformRetryCount?: number;
   /** writable; key; default derived at run time */
   name?: string | null;
-  /** writable; default "noPriv"; one of "noPriv", "DES", "AES_128" */
+  /** writable; default "AES_128"; one of "noPriv", "DES", "AES_128" */
   privacyProtocol?: string | null;
   /** writable */
   SNMPAccessForUserMBeansEnabled?: boolean;
@@ -8475,7 +8510,7 @@ export interface SNMPAgentMBean extends BeanBase {
   SNMPEngineId?: string | null;
   /** writable; default 161; range 1..65535 */
   SNMPPort?: number;
-  /** writable; default 1; one of 1, 2, 3 */
+  /** writable; default 3; one of 1, 2, 3 */
   SNMPTrapVersion?: number;
   /** writable; default true */
   sendAutomaticTrapsEnabled?: boolean;
@@ -8687,13 +8722,11 @@ export interface SNMPStringMonitorMBean extends BeanBase {
 }
 /** appserver.management.configuration.SNMPTrapDestinationMBean (`type`: "SNMPTrapDestination"; config; 3 base types). */
 export interface SNMPTrapDestinationMBean extends BeanBase {
-  /** writable; default "public" */
-  community?: string | null;
   /** writable; default "localhost" */
   host?: string | null;
   /** writable; default 162 */
   port?: number;
-  /** writable; default "noAuthNoPriv"; one of "noAuthNoPriv", "authNoPriv", "authPriv" */
+  /** writable; default "authNoPriv"; one of "noAuthNoPriv", "authNoPriv", "authPriv" */
   securityLevel?: string | null;
   /** writable */
   securityName?: string | null;
@@ -9014,6 +9047,8 @@ export interface ServerDebugMBean extends BeanBase {
   /** writable; takes effect after a restart */
   classpathServlet?: boolean;
   /** writable */
+  debugAllowList?: boolean;
+  /** writable */
   debugAppAnnotations?: boolean;
   /** writable */
   debugAppContainer?: boolean;
@@ -9210,6 +9245,8 @@ export interface ServerDebugMBean extends BeanBase {
   /** writable */
   debugEjbMdbConnection?: boolean;
   /** writable */
+  debugEjbMdbListener?: boolean;
+  /** writable */
   debugEjbMetadata?: boolean;
   /** writable */
   debugEjbPooling?: boolean;
@@ -9291,6 +9328,10 @@ export interface ServerDebugMBean extends BeanBase {
   debugJMSBoot?: boolean;
   /** writable; default false */
   debugJMSCDS?: boolean;
+  /** writable; default false */
+  debugJMSClient?: boolean;
+  /** writable; default false */
+  debugJMSClientStackTrace?: boolean;
   /** writable; default false */
   debugJMSCommon?: boolean;
   /** writable; default false */
@@ -9435,6 +9476,8 @@ export interface ServerDebugMBean extends BeanBase {
   debugMessagingKernel?: boolean;
   /** writable; default false */
   debugMessagingKernelBoot?: boolean;
+  /** writable; default false */
+  debugMessagingKernelVerbose?: boolean;
   /** writable; default false */
   debugMessagingOwnableLock?: boolean;
   /** writable; default false */
@@ -9713,6 +9756,8 @@ export interface ServerDebugMBean extends BeanBase {
   debugParameters?: Record<string, string> | null;
   /** writable; default false; takes effect after a restart */
   debugRC4?: boolean;
+  /** writable */
+  debugRJVMRequestResponse?: boolean;
   /** writable; default false; takes effect after a restart */
   debugRSA?: boolean;
   /** writable; takes effect after a restart */
@@ -9723,6 +9768,8 @@ export interface ServerDebugMBean extends BeanBase {
   debugSelfTuning?: boolean;
   /** writable; takes effect after a restart */
   debugWorkContext?: boolean;
+  /** writable; default false */
+  defaultRJVMDiagMessages?: boolean;
   /** writable; default false; takes effect after a restart */
   forceGCEachDGCPeriod?: boolean;
   /** writable; takes effect after a restart */
@@ -9785,6 +9832,8 @@ export interface ServerMBean extends BeanBase {
   classpathServletDisabled?: boolean;
   /** writable; default true; takes effect after a restart */
   classpathServletSecureModeEnabled?: boolean;
+  /** writable; default false */
+  cleanupOrphanedSessionsEnabled?: boolean;
   /** writable; default false; takes effect after a restart */
   clientCertProxyEnabled?: boolean;
   /** writable; takes effect after a restart */
@@ -9903,6 +9952,8 @@ export interface ServerMBean extends BeanBase {
   retryIntervalBeforeMSIMode?: number;
   /** writable; default 30 */
   serverLifeCycleTimeoutVal?: number;
+  /** writable; default false */
+  sessionReplicationOnShutdownEnabled?: boolean;
   /** writable; default 5 */
   sitConfigPollingInterval?: number;
   /** writable; default false */
@@ -9921,6 +9972,14 @@ export interface ServerMBean extends BeanBase {
   transactionLogFilePrefix?: string | null;
   /** writable; default "Direct-Write"; one of "Cache-Flush", "Direct-Write"; takes effect after a restart */
   transactionLogFileWritePolicy?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPrimaryChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPublicChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPublicSecureChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionSecureChannelName?: string | null;
   /** writable; default 45 */
   tunnelingClientPingSecs?: number;
   /** writable; default 40 */
@@ -9985,6 +10044,8 @@ export interface ServerMBean extends BeanBase {
   periodLength?: number;
   /** writable; default false */
   printStackTraceInProduction?: boolean;
+  /** writable; default 0 */
+  RMIDeserializationMaxTimeLimit?: number;
   /** writable; default false */
   reverseDNSAllowed?: boolean;
   /** writable; default derived at run time; takes effect after a restart */
@@ -10075,6 +10136,8 @@ export interface ServerTemplateMBean extends BeanBase {
   classpathServletDisabled?: boolean;
   /** writable; default true; takes effect after a restart */
   classpathServletSecureModeEnabled?: boolean;
+  /** writable; default false */
+  cleanupOrphanedSessionsEnabled?: boolean;
   /** writable; default false; takes effect after a restart */
   clientCertProxyEnabled?: boolean;
   /** writable; takes effect after a restart */
@@ -10193,6 +10256,8 @@ export interface ServerTemplateMBean extends BeanBase {
   retryIntervalBeforeMSIMode?: number;
   /** writable; default 30 */
   serverLifeCycleTimeoutVal?: number;
+  /** writable; default false */
+  sessionReplicationOnShutdownEnabled?: boolean;
   /** writable; default 5 */
   sitConfigPollingInterval?: number;
   /** writable; default false */
@@ -10211,6 +10276,14 @@ export interface ServerTemplateMBean extends BeanBase {
   transactionLogFilePrefix?: string | null;
   /** writable; default "Direct-Write"; one of "Cache-Flush", "Direct-Write"; takes effect after a restart */
   transactionLogFileWritePolicy?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPrimaryChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPublicChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionPublicSecureChannelName?: string | null;
+  /** writable; takes effect after a restart */
+  transactionSecureChannelName?: string | null;
   /** writable; default 45 */
   tunnelingClientPingSecs?: number;
   /** writable; default 40 */
@@ -10275,6 +10348,8 @@ export interface ServerTemplateMBean extends BeanBase {
   periodLength?: number;
   /** writable; default false */
   printStackTraceInProduction?: boolean;
+  /** writable; default 0 */
+  RMIDeserializationMaxTimeLimit?: number;
   /** writable; default false */
   reverseDNSAllowed?: boolean;
   /** writable; default derived at run time; takes effect after a restart */
@@ -10333,10 +10408,20 @@ export interface ShutdownClassMBean extends BeanBase {
 }
 /** appserver.management.configuration.SingleSignOnServicesMBean (`type`: "SingleSignOnServices"; config; 3 base types). */
 export interface SingleSignOnServicesMBean extends BeanBase {
+  /** writable */
+  allowedTargetHosts?: string[] | null;
   /** writable; default 10000 */
   artifactMaxCacheSize?: number;
   /** writable; default 300 */
   artifactTimeout?: number;
+  /** writable */
+  assertionEncryptionDecryptionKeyAlias?: string | null;
+  /** writable; secret: always read as null */
+  assertionEncryptionDecryptionKeyPassPhrase?: string | null;
+  /** writable; default false */
+  assertionEncryptionEnabled?: boolean;
+  /** writable; default true */
+  assertionSubjectSessionTimeoutCheckEnabled?: boolean;
   /** writable; default 10000 */
   authnRequestMaxCacheSize?: number;
   /** writable; default 300 */
@@ -10357,6 +10442,8 @@ export interface SingleSignOnServicesMBean extends BeanBase {
   contactPersonTelephoneNumber?: string | null;
   /** writable */
   contactPersonType?: string | null;
+  /** writable; default "aes128-gcm" */
+  dataEncryptionAlgorithm?: string | null;
   /** writable */
   defaultURL?: string | null;
   /** writable */
@@ -10373,10 +10460,14 @@ export interface SingleSignOnServicesMBean extends BeanBase {
   identityProviderPreferredBinding?: string | null;
   /** writable; default true */
   identityProviderRedirectBindingEnabled?: boolean;
+  /** writable; default "rsa-oaep" */
+  keyEncryptionAlgorithm?: string | null;
   /** writable */
   loginReturnQueryParameter?: string | null;
   /** writable; default "/saml2/idp/login" */
   loginURL?: string | null;
+  /** writable; default ["aes128-gcm","aes192-gcm","aes256-gcm","aes128-cbc","aes192-cbc","aes256-cbc","rsa-oaep","rsa-oaep-mgf1p"] */
+  metadataEncryptionAlgorithms?: string[] | null;
   /** writable */
   organizationName?: string | null;
   /** writable */
@@ -10403,6 +10494,12 @@ export interface SingleSignOnServicesMBean extends BeanBase {
   serviceProviderPOSTBindingEnabled?: boolean;
   /** writable; default "None"; one of "None", "HTTP/POST", "HTTP/Artifact" */
   serviceProviderPreferredBinding?: string | null;
+  /** writable; default "HTTP/Redirect"; one of "HTTP/Redirect", "HTTP/POST" */
+  serviceProviderSingleLogoutBinding?: string | null;
+  /** writable; default true */
+  serviceProviderSingleLogoutEnabled?: boolean;
+  /** writable */
+  serviceProviderSingleLogoutRedirectURIs?: string[] | null;
   /** writable; default false */
   signAuthnRequests?: boolean;
   /** writable */
@@ -10411,12 +10508,14 @@ export interface SingleSignOnServicesMBean extends BeanBase {
   transportLayerSecurityKeyPassPhrase?: string | null;
   /** writable; default false */
   wantArtifactRequestsSigned?: boolean;
-  /** writable; default false */
+  /** writable; default true */
   wantAssertionsSigned?: boolean;
   /** writable; default false */
   wantAuthnRequestsSigned?: boolean;
   /** writable; default false */
   wantBasicAuthClientAuthentication?: boolean;
+  /** writable; default false */
+  wantResponsesSigned?: boolean;
   /** writable; default false */
   wantTransportLayerSecurityClientAuthentication?: boolean;
   /** read-only; default false */
@@ -10818,8 +10917,6 @@ export interface TransactionLogJDBCStoreMBean extends BeanBase {
   deletesPerStatementMaximum?: number;
   /** writable; default 20; takes effect after a restart */
   insertsPerBatchMaximum?: number;
-  /** writable; default derived at run time; takes effect after a restart */
-  appserverPiggybackCommitEnabled?: boolean;
   /** writable; default 200; takes effect after a restart */
   reconnectRetryIntervalMillis?: number;
   /** writable; default 1000; takes effect after a restart */
@@ -10853,6 +10950,8 @@ export interface TransactionLogJDBCStoreMBean extends BeanBase {
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
   /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
+  /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
   initialBootDelaySeconds?: number;
@@ -10879,6 +10978,8 @@ export interface TransactionLogStoreMBean extends BeanBase {
   XAResourceName?: string | null;
   /** writable; default "Distributed"; one of "Distributed", "Singleton"; takes effect after a restart */
   distributionPolicy?: string | null;
+  /** writable; default -1; takes effect after a restart */
+  failOverLimit?: number;
   /** writable; default -1; takes effect after a restart */
   failbackDelaySeconds?: number;
   /** writable; default 60; takes effect after a restart */
@@ -11135,7 +11236,7 @@ export interface WLDFServerDiagnosticMBean extends BeanBase {
   diagnosticStoreBlockSize?: number;
   /** writable; default "data/store/diagnostics"; takes effect after a restart */
   diagnosticStoreDir?: string | null;
-  /** writable; default true; takes effect after a restart */
+  /** writable; default false; takes effect after a restart */
   diagnosticStoreFileLockingEnabled?: boolean;
   /** writable; default -1; takes effect after a restart */
   diagnosticStoreIoBufferSize?: number;
@@ -11653,8 +11754,12 @@ export interface WebAppContainerMBean extends BeanBase {
   p3PHeaderValue?: string | null;
   /** writable; default 30 */
   postTimeoutSecs?: number;
+  /** writable; default true */
+  rejectMaliciousPathParameters?: boolean;
   /** writable; default false; takes effect after a restart */
   reloginEnabled?: boolean;
+  /** writable; takes effect after a restart */
+  restrictUserManagementAccessPatterns?: string[] | null;
   /** writable; default false; takes effect after a restart */
   retainOriginalURL?: boolean;
   /** writable; default false; takes effect after a restart */
@@ -11737,7 +11842,7 @@ export interface WebServerLogMBean extends BeanBase {
   rotateLogOnStartup?: boolean;
   /** writable; default "00:00" */
   rotationTime?: string | null;
-  /** writable; default "bySize"; one of "bySize", "byTime", "none" */
+  /** writable; default "bySize"; one of "bySize", "byTime", "none", "bySizeOrTime" */
   rotationType?: string | null;
   /** read-only; default false */
   dynamicallyCreated?: boolean;
@@ -12019,6 +12124,25 @@ export interface WebServiceRequestBufferingQueueMBean extends BeanBase {
   dynamicallyCreated?: boolean;
   /** read-only */
   id?: number;
+  /** writable */
+  notes?: string | null;
+  /** writable */
+  tags?: string[] | null;
+  /** read-only */
+  type?: string | null;
+}
+/** appserver.management.configuration.WebServiceResiliencyMBean (`type`: "WebServiceResiliency"; config; 3 base types). */
+export interface WebServiceResiliencyMBean extends BeanBase {
+  /** writable; default 0 */
+  retryCount?: number;
+  /** writable; default "5000" */
+  retryDelay?: string | null;
+  /** read-only; default false */
+  dynamicallyCreated?: boolean;
+  /** read-only */
+  id?: number;
+  /** writable; key; default derived at run time; takes effect after a restart */
+  name?: string | null;
   /** writable */
   notes?: string | null;
   /** writable */
@@ -19254,16 +19378,6 @@ export interface CertPathValidatorMBean extends BeanBase {
 }
 /** appserver.management.security.pk.KeyStoreMBean (`type`: "KeyStore"; security; 2 base types). */
 export interface KeyStoreMBean extends BeanBase {
-  /** writable; takes effect after a restart */
-  privateKeyStoreLocation?: string | null;
-  /** writable; takes effect after a restart; secret: always read as null */
-  privateKeyStorePassPhrase?: string | null;
-  /** writable; takes effect after a restart */
-  rootCAKeyStoreLocation?: string | null;
-  /** writable; takes effect after a restart; secret: always read as null */
-  rootCAKeyStorePassPhrase?: string | null;
-  /** read-only; default "jks" */
-  type?: string | null;
   /** read-only */
   description?: string | null;
   /** read-only; default "Provider" */
@@ -21565,6 +21679,7 @@ export interface BeanTypes {
   "appserver.management.configuration.AdminMBean": AdminMBean;
   "appserver.management.configuration.AdminServerMBean": AdminServerMBean;
   "appserver.management.configuration.AdminVirtualTargetMBean": AdminVirtualTargetMBean;
+  "appserver.management.configuration.AllowListMBean": AllowListMBean;
   "appserver.management.configuration.AppDeploymentMBean": AppDeploymentMBean;
   "appserver.management.configuration.ApplicationMBean": ApplicationMBean;
   "appserver.management.configuration.AuthConfigProviderMBean": AuthConfigProviderMBean;
@@ -21830,6 +21945,7 @@ export interface BeanTypes {
   "appserver.management.configuration.WebServicePhysicalStoreMBean": WebServicePhysicalStoreMBean;
   "appserver.management.configuration.WebServiceReliabilityMBean": WebServiceReliabilityMBean;
   "appserver.management.configuration.WebServiceRequestBufferingQueueMBean": WebServiceRequestBufferingQueueMBean;
+  "appserver.management.configuration.WebServiceResiliencyMBean": WebServiceResiliencyMBean;
   "appserver.management.configuration.WebServiceResponseBufferingQueueMBean": WebServiceResponseBufferingQueueMBean;
   "appserver.management.configuration.WebserviceCredentialProviderMBean": WebserviceCredentialProviderMBean;
   "appserver.management.configuration.WebserviceSecurityConfigurationMBean": WebserviceSecurityConfigurationMBean;
