@@ -29,11 +29,10 @@ export function chooseStore(opts: { store?: string | undefined; storePasswordFil
   const fromEnv = env[STORE_ENV] !== undefined && env[STORE_ENV] !== '' ? env[STORE_ENV] : undefined;
   const given = opts.store ?? fromEnv;
   const origin = opts.store !== undefined ? '--store' : STORE_ENV;
-  if (given === undefined) {
+  if (given === undefined || !POSTGRES.test(given)) {
     if (opts.storePasswordFile !== undefined) throw new Error(`--store-password-file needs a PostgreSQL store: give --store postgres://user@host:port/database (or ${STORE_ENV})`);
-    return { warnings };
+    return given === undefined ? { warnings } : { url: given, warnings };
   }
-  if (!POSTGRES.test(given)) return { url: given, warnings };
   let url: URL;
   try {
     url = new URL(given);

@@ -114,9 +114,11 @@ describe('round 3, item 15: the store password stays out of the process list', (
     const twice = await init(['--store', 'postgres://app:Other@127.0.0.1:1/domain', '--store-password-file', file]);
     assert.equal(twice.code, 1);
     assert.match(twice.stderr, /password is given twice/);
-    const noStore = await init(['--store-password-file', file]);
-    assert.equal(noStore.code, 1);
-    assert.match(noStore.stderr, /--store-password-file needs a PostgreSQL store/);
+    for (const args of [['--store-password-file', file], ['--store', 'sqlite', '--store-password-file', file]]) {
+      const noStore = await init(args);
+      assert.equal(noStore.code, 1, args.join(' '));
+      assert.match(noStore.stderr, /--store-password-file needs a PostgreSQL store/);
+    }
     const missing = await init(['--store', 'postgres://app@127.0.0.1:1/domain', '--store-password-file', join(newDir(), 'absent')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /--store-password-file .*absent does not exist/);
