@@ -39,6 +39,8 @@ program
   .option('--store-password-file <file>', STORE_PASSWORD_FILE_HELP)
   .option('--port-offset <n>', "added to every managed server's ports (listen, SSL and administration ports), so several domains share one host", parsePortOffset, 0)
   .option('--no-listeners', "running managed servers do not open their own ports")
+  .option('--managed-host <address>', "the address managed servers without a listen address of their own (or with 0.0.0.0 or ::) bind (default: --host); 0.0.0.0 binds them to every interface")
+  .option('--managed-max-connections <n>', 'connections each managed port keeps at once, from 1 to 1000000 (more are closed as they arrive)', (v) => wholeNumber('--managed-max-connections', v, 1, 1_000_000), 1024)
   .option('--log-level <level>', 'log level (fatal, error, warn, info, debug): info shows start-up, warnings, activations, lifecycle changes and the audit; debug adds a line per request', 'info')
   .option('--log-format <format>', 'json (a JSON object per line) or pretty (readable lines); default: pretty on a terminal, json otherwise')
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
@@ -49,7 +51,7 @@ program
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
   .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; control?: boolean; heapGrowth: number }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -71,6 +73,8 @@ program
       dataDir: opts.dataDir,
       portOffset: opts.portOffset,
       listeners: opts.listeners,
+      ...(opts.managedHost !== undefined ? { managedHost: opts.managedHost } : {}),
+      managedConnections: { perListener: opts.managedMaxConnections },
       logLevel: opts.logLevel,
       // People at a terminal read lines; log collectors (a pipe, a file, a service) get JSON.
       logFormat: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
@@ -232,3 +236,10 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`appserver-admin: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
+
+/** A whole number from `min` to `max` given on the command line, or an error naming the option. */
+function wholeNumber(option: string, text: string, min: number, max: number): number {
+  const n = /^\s*\d{1,7}\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${option} takes a whole number from ${min} to ${max}, not '${text.slice(0, 40)}'`);
+  return n;
+}

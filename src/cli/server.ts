@@ -27,6 +27,8 @@ import { ServerListeners } from '../runtime/listeners.js';
 import type { ServerEndpoints } from '../runtime/endpoints.js';
 import { aliveSince } from '../domain/coordinator.js';
 import { openServerListeners } from '../http/listeners.js';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, ManagedConnections } from '../http/connections.js';
+import { boundedBindAddress } from '../runtime/endpoints.js';
 import { certificateSource } from './certificates.js';
 import { givenKey } from '../config/secret-key.js';
 import { permissionWarnings, prepareDataDir, secretKeySource, writePasswordFile } from './data-dir.js';
@@ -83,6 +85,13 @@ export interface ServerOptions {
   listeners?: boolean;
   /** Added to every managed server's ports (`--port-offset`; default 0). */
   portOffset?: number;
+  /**
+   * The widest address managed servers' listeners bind (`--managed-host`; default `host`): a server
+   * with no listen address (or 0.0.0.0, ::) binds this one; a specific listen address is bound as set.
+   */
+  managedHost?: string;
+  /** Connections per managed listener, descriptors kept for the administration port, idle timeout (ms). */
+  managedConnections?: Partial<ConnectionLimits>;
   /** How often servers sharing a store look for listeners a stopped server left (ms; default 5000). */
   leaseCheckMs?: number;
   /**
@@ -310,8 +319,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger, trustProxy: readonly string[]): ServerListeners {
   const { domain, api } = open;
   const certificate = certificateSource(opts.dataDir);
+  const connections = new ManagedConnections({ ...DEFAULT_CONNECTION_LIMITS, ...opts.managedConnections });
+  const limit = opts.managedHost ?? opts.host;
   const opener = (endpoints: ServerEndpoints) =>
-    openServerListeners(endpoints, {
+    openServerListeners({ ...endpoints, bindAddress: boundedBindAddress(endpoints, limit) }, {
+      connections,
       api,
       stats: new RequestStats(),
       uploadDir: join(opts.dataDir, 'applications'),

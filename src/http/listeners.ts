@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
 import type { RequestStats } from '../api/caller.js';
 import { type AppOptions, buildApp } from './app.js';
+import type { ManagedConnections } from './connections.js';
 
 /** Where one managed server listens (as the runtime computes it). */
 export interface ListenSpec {
@@ -31,6 +32,8 @@ export interface ServerListenerOptions {
   logger?: FastifyBaseLogger;
   trustProxy?: readonly string[];
   maxEventLoopDelay?: number;
+  /** The caps and idle timeout of the managed listeners' connections (shared by all of them). */
+  connections?: ManagedConnections;
   /** In-flight limit, shares and body progress (as the administration port's). */
   requests?: Pick<AppOptions, 'maxInFlight' | 'shares' | 'bodyProgress'>;
   /** Milliseconds each request waits before it is handled (a slow server, injected through the control interface). */
@@ -140,6 +143,7 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
       );
       const inFlight = { count: 0, idle: [] as (() => void)[] };
       apps.push({ app, inFlight });
+      opts.connections?.attach(app.server);
       // Requests in progress, for a shutdown that answers them before its ports close.
       app.server.on('request', (_req, res) => {
         inFlight.count++;

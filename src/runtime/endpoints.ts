@@ -51,6 +51,21 @@ export function serverEndpoints(topology: Topology, name: string, offset: number
   return { server: name, host: address || 'localhost', bindAddress: address || '0.0.0.0', endpoints };
 }
 
+/** True for an address that stands for every interface. */
+export function isWildcard(address: string): boolean {
+  const a = address.trim().replace(/^\[|\]$/g, '');
+  return a === '' || a === '0.0.0.0' || a === '::' || a === '*' || /^0+(:0+)*::?$/.test(a) || a === '::0';
+}
+
+/**
+ * The address a managed server's listener binds: never wider than `limit` (the process's
+ * `--managed-host`, else its `--host`). A server with no listen address, or a wildcard one, binds
+ * `limit`; a specific listen address set by an administrator is bound as it is.
+ */
+export function boundedBindAddress(endpoints: ServerEndpoints, limit: string): string {
+  return isWildcard(endpoints.bindAddress) ? limit : endpoints.bindAddress;
+}
+
 /** The endpoint of a kind, if the server has it. */
 export function endpointOf(endpoints: ServerEndpoints, kind: EndpointKind): Endpoint | undefined {
   return endpoints.endpoints.find((e) => e.kind === kind);
