@@ -1,5 +1,5 @@
-// Command line: `appserver-admin serve` runs the administration server; `init` and `export` work on a
-// data directory; the client commands (get, set, ..., see ./client/) talk to a running server.
+// Command line: `appserver-admin serve` runs the administration server; `init`, `export` and `users`
+// work on a data directory; the client commands (get, set, ..., see ./client/) talk to a running server.
 // The server's modules are imported when a server command runs, so client commands (and shell
 // completion, which runs one per key press) start quickly.
 import { Command } from 'commander';
@@ -224,9 +224,32 @@ program
     for (const n of notes) process.stderr.write(`appserver-admin: note: ${n}\n`);
   });
 
+// The way back in when every administrator is held up: work on the store, no server needed.
+const users = program.command('users').description("unlock user names or set a user's password in a data directory's store, without a running server");
+users
+  .command('unlock [user]')
+  .description('forget the failed logins and back-off of a user name (and of a client address of that spelling), or of everyone when no user is named')
+  .requiredOption('--data-dir <dir>', 'data directory of the domain')
+  .option('--store <url>', 'a postgres:// URL holding the domain (default: SQLite in the data directory)')
+  .action(async (user: string | undefined, opts: { dataDir: string; store?: string }) => {
+    const { unlockUsers } = await import('./users.js');
+    process.stdout.write(`${await unlockUsers({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) }, user)}\n`);
+  });
+users
+  .command('reset-password <user>')
+  .description('set a user\'s password (typed at a prompt, or the first line of standard input or of --password-file; never an argument) and forget its failed logins')
+  .requiredOption('--data-dir <dir>', 'data directory of the domain')
+  .option('--store <url>', 'a postgres:// URL holding the domain (default: SQLite in the data directory)')
+  .option('--password-file <file>', 'read the new password from the first line of this file')
+  .action(async (user: string, opts: { dataDir: string; store?: string; passwordFile?: string }) => {
+    const { passwordFromFile, passwordFromStdin, resetPassword } = await import('./users.js');
+    const password = opts.passwordFile !== undefined ? passwordFromFile(opts.passwordFile) : await passwordFromStdin();
+    process.stdout.write(`${await resetPassword({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) }, user, password)}\n`);
+  });
+
 // The server commands (serve above all) leave the client's commands and their modules unloaded:
 // a start does not pay for them. Help and every other command line see them all.
-const SERVER_COMMANDS = new Set(['serve', 'init', 'export', 'backup', 'restore']);
+const SERVER_COMMANDS = new Set(['serve', 'init', 'export', 'backup', 'restore', 'users']);
 if (!SERVER_COMMANDS.has(process.argv[2] ?? '')) {
   const { registerClientCommands } = await import('./client/commands.js');
   registerClientCommands(program);

@@ -4,7 +4,7 @@ import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
-import { Problem, badRequest, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
+import { Problem, badRequest, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, tooMany, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
@@ -297,7 +297,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // Servers sharing a store catch up with each other's changes (users included) before they answer.
     const reading = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
     return deps.api.authenticate(request.headers.authorization, clientAddress(request), request.url.split('?')[0]!, reading).then((auth) => {
-      if (!auth.principal) throw unauthenticated(auth.problem);
+      if (!auth.principal) throw auth.retryAfterSeconds !== undefined ? tooMany(auth.problem, auth.retryAfterSeconds) : unauthenticated(auth.problem);
       const principal = (request.principal = auth.principal);
       deps.api.mayRead({ principal });
       holdUserShare(request);

@@ -1,13 +1,13 @@
 // Users, groups, roles and authentication. Stateless per request: a credential is checked against
 // the stored hash once, then remembered (bounded) until a user or group changes. Failed logins are
-// counted (lockouts), audited, and cost the same whether the user exists or not.
+// counted (throttling with back-off), audited, and cost the same whether the user exists or not.
 import { Mutex } from '../core/mutex.js';
 import * as crypto from 'node:crypto';
 import type { Role } from '../catalog/overlay-format.js';
 import { type Store, StoreConflict, type StoredGroup, type StoredUser } from '../store/store.js';
 import { AuditLog } from './audit.js';
 import { type BasicCredentials, decodeBasic, isBasic } from './basic.js';
-import { ADDRESS_FACTOR, type FailureOutcome, Lockouts } from './lockout.js';
+import { ADDRESS_FACTOR, type FailureOutcome, Lockouts, type Throttled } from './lockout.js';
 import { hashPassword, isPasswordHash, unmatchableHash, verifyPassword } from './passwords.js';
 
 export interface Principal {
@@ -15,11 +15,26 @@ export interface Principal {
   roles: ReadonlySet<Role>;
 }
 
-/** The result of authenticating a request: who it is, or why it is refused (the 401's detail). */
-export type Authentication = { principal: Principal; problem?: undefined } | { principal?: undefined; problem: string };
+/**
+ * The result of authenticating a request: who it is, or why it is refused (the 401's detail); with
+ * `retryAfterSeconds` when the login was not even tried because it must wait (a 429).
+ */
+export type Authentication = { principal: Principal; problem?: undefined } | { principal?: undefined; problem: string; retryAfterSeconds?: number };
 
-/** The one answer for a wrong password, an unknown user and a lockout alike. */
+/** The one answer for a wrong password and an unknown user alike. */
 const FAILED = 'Authentication failed: the user name or password is wrong.';
+
+/** The answer for a login that must wait: the same for known and unknown user names. */
+function waitAnswer(t: Throttled): Authentication {
+  const seconds = Math.max(1, Math.ceil(t.retryAfterMs / 1000));
+  const why =
+    t.kind === 'address'
+      ? 'Too many failed logins from this address'
+      : 'Too many failed logins for this user name, this address among them';
+  return { problem: `${why}: the login was not tried. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`, retryAfterSeconds: seconds };
+}
+
+const isThrottled = (r: Principal | Throttled | undefined): r is Throttled => r !== undefined && 'retryAfterMs' in r;
 
 /** The groups that grant each role, as in the product's default security realm. */
 export const ROLE_GROUPS: Record<Role, string> = {
@@ -76,7 +91,7 @@ export class SecurityService {
    */
   private headers = new Map<string, Principal>();
   /** Checks under way, so concurrent requests with one credential share a single hash computation. */
-  private pending = new Map<string, Promise<Principal | undefined>>();
+  private pending = new Map<string, Promise<Principal | Throttled | undefined>>();
   private readonly userChecks = new KeyedLimiter();
   private readonly addressChecks = new KeyedLimiter();
   private generation = 0;
@@ -120,20 +135,25 @@ export class SecurityService {
 
   /**
    * Authenticates an `Authorization` header value from a client address. Refused when the header
-   * is missing or malformed, the password is wrong, or the user name or address is locked out:
-   * the last three answer alike, and cost alike whether the user exists or not.
+   * is missing or malformed or the password is wrong (alike, and at the same cost, whether the user
+   * exists or not), and not even tried while the address, or the user name from an address that
+   * failed recently, must wait (with the seconds to wait).
    */
   async authenticate(header: string | undefined, address = '', where = ''): Promise<Authentication> {
     if (!header) return { problem: 'Authentication required: send HTTP basic credentials (Authorization: Basic ...).' };
     // A header checked before is known by its digest: no decoding, no second look at the password.
     const sent = digest(header);
     const known = this.headers.get(sent);
-    if (known) return this.refusedByLockout(known.user, address) ? { problem: FAILED } : { principal: known };
+    if (known) {
+      const wait = this.waiting(known.user, address);
+      return wait ? waitAnswer(wait) : { principal: known };
+    }
     if (!isBasic(header)) return { problem: 'Authentication failed: only HTTP basic credentials are accepted (Authorization: Basic ...).' };
     const credentials = decodeBasic(header);
     if ('problem' in credentials) return { problem: `Authentication failed: ${credentials.problem}.` };
     const generation = this.generation;
     const principal = await this.check(credentials, address, where);
+    if (isThrottled(principal)) return waitAnswer(principal);
     if (!principal) return { problem: FAILED };
     // Remembered only if users and groups stayed as they were while it was checked.
     if (generation === this.generation) {
@@ -144,19 +164,20 @@ export class SecurityService {
   }
 
   /**
-   * The principal of a header verified before, when its user is not locked out (undefined
-   * otherwise: `authenticate` then says why, and counts what it must).
+   * The principal of a header verified before, when its login need not wait (undefined otherwise:
+   * `authenticate` then says why, and counts what it must).
    */
   known(header: string, address: string): Principal | undefined {
     const principal = this.headers.get(digest(header));
-    if (!principal || this.lockouts.isLocked('address', address) || this.lockouts.isLocked('user', principal.user)) return undefined;
+    if (!principal || this.lockouts.throttled(principal.user, address)) return undefined;
     return principal;
   }
 
-  private async check(credentials: BasicCredentials, address: string, where: string): Promise<Principal | undefined> {
+  private async check(credentials: BasicCredentials, address: string, where: string): Promise<Principal | Throttled | undefined> {
     const { user } = credentials;
-    // A lockout refuses even the right password, without checking it.
-    if (this.refusedByLockout(user, address)) return undefined;
+    // A login that must wait is not tried, right password or not.
+    const wait = this.waiting(user, address);
+    if (wait) return wait;
     // Keyed by the decoded credentials: however the header is spelt, one credential is one entry.
     const cacheKey = digest(`${user}:${credentials.password}`);
     const known = this.verified.get(cacheKey);
@@ -165,7 +186,7 @@ export class SecurityService {
       const generation = this.generation;
       // Requests join a check only if it began under the same users and groups.
       const pendingKey = `${generation}:${cacheKey}`;
-      let check = this.pending.get(pendingKey);
+      let check: Promise<Principal | Throttled | undefined> | undefined = this.pending.get(pendingKey);
       if (!check) {
         // One check at a time per user name (and a few per address), each looking at the lockouts
         // first: a burst of guesses sent at once gets no more tries than guesses sent in turn.
@@ -177,7 +198,7 @@ export class SecurityService {
       const principal = await check;
       // A change that happened while hashing makes the result stale: check again under the new state.
       if (generation !== this.generation) continue;
-      if (principal) {
+      if (principal && !isThrottled(principal)) {
         if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
         this.verified.set(cacheKey, principal);
       }
@@ -185,24 +206,27 @@ export class SecurityService {
     }
   }
 
-  private refusedByLockout(user: string, address: string): boolean {
-    if (!this.lockouts.isLocked('address', address) && !this.lockouts.isLocked('user', user)) return false;
-    this.lockouts.refusedWhileLocked();
-    return true;
+  /** Whether the login must wait, from what this server knows; counted when it must. */
+  private waiting(user: string, address: string): Throttled | undefined {
+    const wait = this.lockouts.throttled(user, address);
+    if (wait) this.lockouts.refusedWhileLocked();
+    return wait;
   }
 
-  /** One password check: a known user's hash, or one nobody matches for an unknown name (same cost). */
-  private async verifyLogin({ user, password }: BasicCredentials, address: string, where: string): Promise<Principal | undefined> {
-    if (this.refusedByLockout(user, address)) return undefined;
-    const stored = this.users.get(user);
-    const ok = await verifyPassword(password, stored?.hash ?? this.unknownUserHash);
-    if (ok && stored) {
-      // The store has the last word: a lockout made just now through another server still holds.
-      const locked = await this.lockouts.success(user, address).catch((err) => (this.onError(err), false));
-      if (locked) {
-        this.lockouts.refusedWhileLocked();
-        return undefined;
-      }
+  /**
+   * One password check: a known user's hash, or one nobody matches for an unknown name (same cost).
+   * The store has the first word: failures recorded just now through another server count.
+   */
+  private async verifyLogin({ user, password }: BasicCredentials, address: string, where: string): Promise<Principal | Throttled | undefined> {
+    const stored = await this.lockouts.throttledInStore(user, address).catch((err) => (this.onError(err), undefined));
+    if (stored) {
+      this.lockouts.refusedWhileLocked();
+      return stored;
+    }
+    const known = this.users.get(user);
+    const ok = await verifyPassword(password, known?.hash ?? this.unknownUserHash);
+    if (ok && known) {
+      await this.lockouts.success(user).catch((err) => this.onError(err));
       return { user, roles: this.rolesOf(user) };
     }
     await this.loginFailed(user, address, where);
@@ -227,7 +251,7 @@ export class SecurityService {
         action: 'lockout',
         bean: where,
         outcome: 'locked out',
-        detail: `${outcome.count} failed logins within ${minutes(policy.resetMs)}: logins as '${user}' are refused for ${minutes(policy.durationMs)}.`,
+        detail: `${outcome.count} failed logins, none more than ${minutes(policy.resetMs)} apart: logins as '${user}' from addresses that failed recently wait 1 second, doubling with each further failure up to ${minutes(policy.durationMs)}; other addresses are not held up.`,
       });
     }
     if (outcome?.addressLocked) {
@@ -237,7 +261,7 @@ export class SecurityService {
         action: 'lockout',
         bean: where,
         outcome: 'address locked out',
-        detail: `${policy.threshold * ADDRESS_FACTOR} failed logins from ${address} within ${minutes(policy.resetMs)}: logins from it are refused for ${minutes(policy.durationMs)}.`,
+        detail: `${policy.threshold * ADDRESS_FACTOR} failed logins from ${address}, none more than ${minutes(policy.resetMs)} apart: logins from it wait 1 second, doubling with each further failure up to ${minutes(policy.durationMs)}.`,
       });
     }
   }

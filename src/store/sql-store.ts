@@ -463,36 +463,30 @@ export class SqlStore implements Store {
 
   // ---- failed logins and lockouts ----
 
-  async countLoginFailure(entries: FailureCount[], now: number, resetMs: number, lockMs: number): Promise<LoginFailures[]> {
-    const since = now - resetMs;
-    const until = now + lockMs;
-    // The count starts again when the last failure is too old or the lockout ran out. Written as
-    // one statement so that servers sharing the store never lose each other's failures.
-    const fresh = '(login_failures.last_at < ? OR (login_failures.locked_until > 0 AND login_failures.locked_until <= ?))';
-    const next = `CASE WHEN ${fresh} THEN 1 ELSE login_failures.failures + 1 END`;
-    const sql = `INSERT INTO login_failures (kind, key, failures, last_at, locked_until) VALUES (?, ?, 1, ?, ?)
-      ON CONFLICT (kind, key) DO UPDATE SET
-        failures = ${next},
-        locked_until = CASE WHEN login_failures.locked_until > ? THEN login_failures.locked_until WHEN ${next} >= ? THEN ? ELSE 0 END,
-        last_at = ?
-      RETURNING failures, last_at, locked_until`;
+  async countLoginFailure(entries: FailureCount[], now: number, resetMs: number): Promise<LoginFailures[]> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    // Read and written under the row's lock (SQLite: one writer at a time), so that servers sharing
+    // the store never lose each other's failures.
     return this.db.transaction(async (tx) => {
       const out: LoginFailures[] = [];
-      let locked = false;
+      let began = false;
       for (const e of entries) {
-        const rows = await tx.all<{ failures: number | string; last_at: number | string; locked_until: number | string }>(sql, [
-          e.kind, e.key, now, e.threshold <= 1 ? until : 0,
-          since, now,
-          now, since, now, e.threshold, until,
-          now,
-        ]);
-        const row = rows[0]!;
-        const state = { count: Number(row.failures), last: Number(row.last_at), lockedUntil: Number(row.locked_until) };
-        if (state.lockedUntil === until) locked = true;
-        out.push(state);
+        await tx.run('INSERT INTO login_failures (kind, key, failures, last_at, locked_until) VALUES (?, ?, 0, ?, 0) ON CONFLICT (kind, key) DO NOTHING', [e.kind, e.key, now]);
+        const row = (await tx.all<{ failures: number | string; last_at: number | string; locked_until: number | string }>(
+          `SELECT failures, last_at, locked_until FROM login_failures WHERE kind = ? AND key = ?${lock}`,
+          [e.kind, e.key],
+        ))[0]!;
+        const was = { count: Number(row.failures), last: Number(row.last_at), lockedUntil: Number(row.locked_until) };
+        const fresh = was.count === 0 || Math.max(was.last, was.lockedUntil) < now - resetMs;
+        const count = fresh ? 1 : was.count + 1;
+        const wait = e.wait(count);
+        const lockedUntil = Math.max(was.lockedUntil > now ? was.lockedUntil : 0, wait > 0 ? now + wait : 0);
+        if (lockedUntil > 0 && !(was.lockedUntil > now)) began = true;
+        await tx.run('UPDATE login_failures SET failures = ?, last_at = ?, locked_until = ? WHERE kind = ? AND key = ?', [count, now, lockedUntil, e.kind, e.key]);
+        out.push({ count, last: now, lockedUntil });
       }
-      // Other servers reload the lockouts only when one begins.
-      if (locked) await this.bump(tx, 'lockouts');
+      // Other servers reload the back-offs when one begins.
+      if (began) await this.bump(tx, 'lockouts');
       return out;
     });
   }
@@ -505,17 +499,6 @@ export class SqlStore implements Store {
     return row ? { count: Number(row.failures), last: Number(row.last_at), lockedUntil: Number(row.locked_until) } : undefined;
   }
 
-  async loginSucceeded(user: string, address: string, now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.all<{ kind: LoginFailureKind; key: string; locked_until: number | string }>(
-        "SELECT kind, key, locked_until FROM login_failures WHERE ((kind = 'user' AND key = ?) OR (kind = 'address' AND key = ?)) AND locked_until > ?",
-        [user, address, now],
-      );
-      if (rows.length === 0) await tx.run("DELETE FROM login_failures WHERE kind = 'user' AND key = ?", [user]);
-      return rows.map((r) => ({ kind: r.kind, key: r.key, until: Number(r.locked_until) }));
-    });
-  }
-
   async clearLoginFailures(kind: LoginFailureKind, key: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const row = (await tx.all<{ locked_until: number | string }>('SELECT locked_until FROM login_failures WHERE kind = ? AND key = ?', [kind, key]))[0];
@@ -526,9 +509,21 @@ export class SqlStore implements Store {
     });
   }
 
-  async lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]> {
-    const rows = await this.db.all<{ kind: LoginFailureKind; key: string; locked_until: number | string }>('SELECT kind, key, locked_until FROM login_failures WHERE locked_until > ?', [now]);
-    return rows.map((r) => ({ kind: r.kind, key: r.key, until: Number(r.locked_until) }));
+  async clearAllLoginFailures(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const n = Number((await tx.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM login_failures'))[0]?.n ?? 0);
+      await tx.run('DELETE FROM login_failures');
+      if (n > 0) await this.bump(tx, 'lockouts');
+      return n;
+    });
+  }
+
+  async lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number; count: number; last: number }[]> {
+    const rows = await this.db.all<{ kind: LoginFailureKind; key: string; locked_until: number | string; failures: number | string; last_at: number | string }>(
+      'SELECT kind, key, locked_until, failures, last_at FROM login_failures WHERE locked_until > ?',
+      [now],
+    );
+    return rows.map((r) => ({ kind: r.kind, key: r.key, until: Number(r.locked_until), count: Number(r.failures), last: Number(r.last_at) }));
   }
 
   async countFailingUsers(since: number, now: number): Promise<number> {

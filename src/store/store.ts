@@ -84,12 +84,12 @@ export interface AuditRecord {
   detail: string;
 }
 
-/** Failed logins of one user name or one client address, and its lockout. */
+/** Failed logins of one user name or one client address, and its back-off. */
 export interface LoginFailures {
   count: number;
   /** Epoch ms of the last failure. */
   last: number;
-  /** Epoch ms until which logins are refused; 0 when never locked. */
+  /** Epoch ms until which its logins wait; 0 when it never had to. */
   lockedUntil: number;
 }
 
@@ -99,8 +99,12 @@ export type LoginFailureKind = 'user' | 'address';
 export interface FailureCount {
   kind: LoginFailureKind;
   key: string;
-  /** Failures within `resetMs` that lock it out. */
+  /** Failures after which it backs off. */
   threshold: number;
+  /** The longest back-off (ms). */
+  capMs: number;
+  /** The back-off (ms) that its `count`-th failure in a row begins; 0 for none. */
+  wait: (count: number) => number;
 }
 
 /** An event of the watch journal as written: when, what kind, and its JSON data. */
@@ -239,21 +243,19 @@ export interface Store {
   auditRecord(id: number): Promise<AuditRecord | undefined>;
 
   /**
-   * Counts one failed login against each entry in one transaction: a count whose last failure is
-   * older than `resetMs`, or whose lockout ran out, starts again. Reaching the threshold locks it
-   * out until `now + lockMs`. Returns the new state of each entry.
+   * Counts one failed login against each entry in one transaction: a count quiet for `resetMs` (no
+   * failure, no back-off running) starts again at 1. The entry's `wait` for the new count says how
+   * long it backs off from `now` (a back-off already running longer is kept). Returns the new state
+   * of each entry.
    */
-  countLoginFailure(entries: FailureCount[], now: number, resetMs: number, lockMs: number): Promise<LoginFailures[]>;
+  countLoginFailure(entries: FailureCount[], now: number, resetMs: number): Promise<LoginFailures[]>;
   loginFailures(kind: LoginFailureKind, key: string): Promise<LoginFailures | undefined>;
-  /**
-   * A successful login: forgets the user name's failures, unless it or the address is locked out at
-   * `now`; returns the lockouts in force (none when the login may go ahead).
-   */
-  loginSucceeded(user: string, address: string, now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]>;
-  /** Forgets the failures (and lockout) of a user name or address; true when there were any. */
+  /** Forgets the failures (and back-off) of a user name or address; true when there were any. */
   clearLoginFailures(kind: LoginFailureKind, key: string): Promise<boolean>;
-  /** Every lockout still in force at `now`. */
-  lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number }[]>;
+  /** Forgets every failure and back-off (the offline `users unlock`); returns how many keys had some. */
+  clearAllLoginFailures(): Promise<number>;
+  /** Every back-off still running at `now`. */
+  lockouts(now: number): Promise<{ kind: LoginFailureKind; key: string; until: number; count: number; last: number }[]>;
   /** Number of user names with failures since `since` (or a lockout in force). */
   countFailingUsers(since: number, now: number): Promise<number>;
   /** Removes the records that no longer count: failures older than `since` and no lockout in force. */
