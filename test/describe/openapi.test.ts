@@ -164,13 +164,22 @@ test('the document is true of the server: every URL a crawl of its links meets m
   const queue = start.map((p) => `${srv.origin}/management${p}`);
   const seen = new Set(queue);
   const unmatched = new Set<string>();
+  const statuses = new Map<number, number>();
   let reads = 0;
   while (queue.length > 0 && reads < 350) {
     const url = queue.shift()!;
     if (!matches(url)) unmatched.add(url);
-    const r = await call(url);
+    // A loaded machine may shed a read (503 "event loop late", 429): ask again as a client would.
+    let r = await call(url);
+    for (let tries = 0; (r.status === 503 || r.status === 429) && tries < 5; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      r = await call(url);
+    }
     reads++;
-    if (r.status !== 200) continue;
+    if (r.status !== 200) {
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      continue;
+    }
     for (const link of r.json?.links ?? []) {
       if (['self', 'canonical', 'parent'].includes(link.rel) || seen.has(link.href)) continue;
       seen.add(link.href);
@@ -179,7 +188,7 @@ test('the document is true of the server: every URL a crawl of its links meets m
       if (link.rel !== 'action' && link.rel !== 'search' && !link.href.endsWith('/search')) queue.push(link.href);
     }
   }
-  assert.ok(seen.size > 300, `the crawl met ${seen.size} URLs`);
+  assert.ok(seen.size > 300, `the crawl met ${seen.size} URLs; reads not answered 200, by status: ${JSON.stringify([...statuses])}`);
   assert.deepEqual([...unmatched], [], 'URLs of the server that no path of the document describes');
 });
 
