@@ -2,11 +2,11 @@
 // defaults (values at their default, empty lists and unset references are left out), references as
 // names, secrets as @@SECRET:name:key@@ tokens (the interface never shows a secret's value), and,
 // when asked, host names and ports as @@PROP:key@@ tokens whose values go to a variables file.
-import { Document } from 'yaml';
 import type { AppserverClient } from '../client.js';
 import { DOMAIN_TYPE, type Prop, folderOf, modelKey, sectionOf, typeInfo } from './format.js';
 import { readLive } from './live.js';
 import { type Node, isEmpty, sameValue } from './tree.js';
+import { writeYaml } from './yaml-text.js';
 
 export interface DiscoverOptions {
   /** Host names and ports become @@PROP:key@@ tokens; their values are returned in `variables`. */
@@ -126,7 +126,7 @@ export function writeModel(root: Node, opts: DiscoverOptions = {}): Discovered {
   for (const [k, v] of all) sections[sectionOfKey.get(k) ?? 'topology'].set(k, v);
   const model = new Map<string, unknown>();
   for (const s of ['topology', 'resources', 'appDeployments'] as const) if (sections[s].size > 0) model.set(s, sections[s]);
-  const text = new Document(model, { version: '1.2' }).toString({ lineWidth: 0, indent: 2 });
+  const text = writeYaml(model);
   return { model: text, variables: w.variables, secrets: [...new Set(w.secrets)], beans: w.beans };
 }
 

@@ -169,9 +169,8 @@ export function typeByDiscriminator(discriminator: unknown, declared: string): s
 /** The type a model folder names among the types a child may be: `UnixMachine`, `DefaultAuthenticator`. */
 export function subtypeNamed(child: Child, spelling: string): string | undefined {
   const wanted = squash(spelling);
-  const candidates = new Set([...child.creators, child.type]);
-  for (const [name] of Object.entries(MODEL_FORMAT.ancestors)) if (MODEL_FORMAT.ancestors[name]!.includes(child.type)) candidates.add(name);
-  return [...candidates].find((t) => squash(shortOf(t)) === wanted);
+  for (const t of child.creators) if (squash(shortOf(t)) === wanted) return t;
+  return subtypesOf(child.type).find((t) => squash(shortOf(t)) === wanted);
 }
 
 /** The folder an item of `child` of type `type` is written under, and whether it is wrapped in its type's name. */
@@ -230,4 +229,15 @@ export function spellings(info: TypeInfo): string[] {
   for (const p of info.props.values()) if (p.writable && !p.key) out.push(p.secret ? modelKey(p.name, false, true) : modelKey(p.name, p.array));
   for (const c of info.children.values()) out.push(modelKey(c.name, c.shape === 'collection'));
   return out;
+}
+
+let subtypes: Map<string, string[]> | undefined;
+
+/** The types that are `type` or derive from it. */
+export function subtypesOf(type: string): string[] {
+  if (!subtypes) {
+    subtypes = new Map();
+    for (const [t, bases] of Object.entries(MODEL_FORMAT.ancestors)) for (const b of bases) subtypes.set(b, [...(subtypes.get(b) ?? []), t]);
+  }
+  return [type, ...(subtypes.get(type) ?? [])];
 }

@@ -3,7 +3,7 @@
 // references as names.
 import type { AppserverClient } from '../client.js';
 import { AppserverError } from '../errors.js';
-import { DOMAIN_TYPE, factsOf, typeByDiscriminator, typeInfo } from './format.js';
+import { DOMAIN_TYPE, factsOf, subtypesOf, typeByDiscriminator, typeInfo } from './format.js';
 import { type Node, newNode } from './tree.js';
 
 /** Domain children that are not the user's configuration: the product's own applications, debug switches, REST-only resources. */
@@ -20,15 +20,29 @@ export function covered(parentType: string, child: string, childType: string): b
 }
 
 /** The search query of everything below a type: no links, all fields, every covered child. */
-export function queryOf(type: string, seen: Set<string> = new Set()): Record<string, unknown> {
+export function queryOf(type: string): Record<string, unknown> {
+  // Servers refuse search queries over 64 KiB: name the fields as deep as that allows.
+  for (let depth = 8; depth > 0; depth--) {
+    const q = queryBelow(type, new Set(), 0, depth);
+    if (JSON.stringify(q).length < 60_000) return q;
+  }
+  return queryBelow(type, new Set(), 0, 0);
+}
+
+function queryBelow(type: string, seen: Set<string>, depth: number, fieldDepth: number): Record<string, unknown> {
   const info = typeInfo(type);
-  const q: Record<string, unknown> = { links: [] };
+  // Only the fields a model carries (and the name and type of each bean): a third of the answer.
+  const fields = new Set(['name', 'type']);
+  for (const t of subtypesOf(type)) {
+    for (const p of typeInfo(t)?.props.values() ?? []) if ((p.writable || p.createOnly) && !p.secret) fields.add(p.name);
+  }
+  const q: Record<string, unknown> = depth < fieldDepth ? { links: [], fields: [...fields] } : { links: [] };
   if (!info) return q;
   const children: Record<string, unknown> = {};
   for (const c of info.children.values()) {
     if (!covered(type, c.name, c.type) || seen.has(c.type)) continue;
     // Subtypes of the declared type may hold children of their own: ask for the union.
-    const q1 = queryOf(c.type, new Set([...seen, type, c.type]));
+    const q1 = queryBelow(c.type, new Set([...seen, type, c.type]), depth + 1, fieldDepth);
     children[c.name] = q1;
   }
   if (Object.keys(children).length > 0) q.children = children;

@@ -2,7 +2,8 @@
 // one is named with the nearest valid key), every value against its property's type and legal
 // values, @@PROP:key@@ tokens replaced from the variables, @@SECRET:name:key@@ tokens from the
 // secrets. Every problem is collected with its place (dotted path, line and column).
-import { LineCounter, type Node as YNode, type Pair, type YAMLMap, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, type Node as LibNode, type Pair as LibPair, isMap as libIsMap, isScalar as libIsScalar, isSeq as libIsSeq, parseDocument } from 'yaml';
+import { type YPair, type YValue, readYamlSubset } from './yaml-text.js';
 import { DOMAIN_TYPE, type Child, type Prop, SECTIONS, type TypeInfo, nearest, sectionOf, spellings, squash, subtypeNamed, typeInfo } from './format.js';
 import { type Node, type Place, type Problem, newNode } from './tree.js';
 
@@ -22,6 +23,40 @@ export interface ReadModel {
   notes: Problem[];
 }
 
+type YNode = YValue;
+type Pair = YPair;
+type YAMLMap = Extract<YValue, { kind: 'map' }>;
+const isMap = (v: YValue | null | undefined): v is Extract<YValue, { kind: 'map' }> => v?.kind === 'map';
+const isSeq = (v: YValue | null | undefined): v is Extract<YValue, { kind: 'seq' }> => v?.kind === 'seq';
+const isScalar = (v: YValue | null | undefined): v is Extract<YValue, { kind: 'scalar' }> => v?.kind === 'scalar';
+
+/** The general YAML library's document as the reader's values (the fallback for what the fast subset does not cover). */
+function fromLibrary(node: unknown, lines: LineCounter): YValue | null {
+  const pos = (n: LibNode | null | undefined) => {
+    const start = n?.range?.[0];
+    if (start === undefined) return { line: 1, col: 1 };
+    const p = lines.linePos(start);
+    return { line: p.line, col: p.col };
+  };
+  if (node === null || node === undefined) return null;
+  if (libIsMap(node)) {
+    const items: YPair[] = [];
+    for (const pair of node.items as LibPair[]) {
+      const k = libIsScalar(pair.key) ? pair.key.value : undefined;
+      const key = typeof k === 'string' ? k : typeof k === 'number' || typeof k === 'boolean' ? String(k) : '\u0000';
+      items.push({ key, ...pos(pair.key as LibNode), value: fromLibrary(pair.value, lines) });
+    }
+    return { kind: 'map', items, ...pos(node as LibNode) };
+  }
+  if (libIsSeq(node)) return { kind: 'seq', items: (node.items as unknown[]).map((i) => fromLibrary(i, lines) ?? { kind: 'scalar', value: null, source: '', line: 1, col: 1 }), ...pos(node as LibNode) };
+  if (libIsScalar(node)) {
+    const v = node.value;
+    const value = v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : String(v);
+    return { kind: 'scalar', value, source: node.source ?? String(v), ...pos(node as LibNode) };
+  }
+  return { kind: 'scalar', value: null, source: '', ...pos(node as LibNode) };
+}
+
 const NUMBER = /^(int|long|short|byte|java\.lang\.(Integer|Long|Short|Byte))$/;
 const FLOAT = /^(double|float|java\.lang\.(Double|Float))$/;
 const TOKEN = /@@(PROP|SECRET|ENV):([^@]*)@@/g;
@@ -29,18 +64,15 @@ const TOKEN = /@@(PROP|SECRET|ENV):([^@]*)@@/g;
 class Reader {
   readonly problems: Problem[] = [];
   readonly notes: Problem[] = [];
-  private readonly lines = new LineCounter();
 
   constructor(
     private readonly file: string,
     private readonly subs: Substitutions,
   ) {}
 
-  private at(path: string, node: YNode | null | undefined): Place {
-    const start = node?.range?.[0];
-    if (start === undefined) return { path, file: this.file };
-    const pos = this.lines.linePos(start);
-    return { path, file: this.file, line: pos.line, col: pos.col };
+  private at(path: string, node: { line: number; col: number } | null | undefined): Place {
+    if (!node) return { path, file: this.file };
+    return { path, file: this.file, line: node.line, col: node.col };
   }
 
   private problem(at: Place, message: string): void {
@@ -50,31 +82,35 @@ class Reader {
   read(text: string): Node {
     const root = newNode(DOMAIN_TYPE, []);
     root.at = { path: '', file: this.file };
-    const doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: true, version: '1.2', schema: 'core', prettyErrors: false });
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors) {
-        const pos = this.lines.linePos(e.pos[0]);
-        this.problem({ path: '', file: this.file, line: pos.line, col: pos.col }, `not valid YAML: ${e.message.split('\n')[0]}`);
+    let top = readYamlSubset(text);
+    if (top === undefined) {
+      const lines = new LineCounter();
+      const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, version: '1.2', schema: 'core', prettyErrors: false });
+      if (doc.errors.length > 0) {
+        for (const e of doc.errors) {
+          const pos = lines.linePos(e.pos[0]);
+          this.problem({ path: '', file: this.file, line: pos.line, col: pos.col }, `not valid YAML: ${e.message.split('\n')[0]}`);
+        }
+        return root;
       }
-      return root;
+      top = fromLibrary(doc.contents, lines);
     }
-    const top = doc.contents;
     if (top === null || (isScalar(top) && top.value === null)) return root;
     if (!isMap(top)) {
-      this.problem(this.at('', top as YNode), `a model is a map of sections (${SECTIONS.join(', ')})`);
+      this.problem(this.at('', top), `a model is a map of sections (${SECTIONS.join(', ')})`);
       return root;
     }
     const info = typeInfo(DOMAIN_TYPE)!;
     for (const pair of top.items) {
       const key = this.keyOf(pair, '');
       if (key === undefined) continue;
-      const at = this.at(key, pair.key as YNode);
+      const at = this.at(key, pair);
       const section = SECTIONS.find((s) => squash(s) === squash(key));
       if (!section) {
         this.problem(at, `'${key}' is not a section of a model${hint(key, SECTIONS)} (${SECTIONS.join(', ')})`);
         continue;
       }
-      const value = pair.value as YNode | null;
+      const value = pair.value;
       if (value === null || (isScalar(value) && value.value === null)) continue;
       if (!isMap(value)) {
         this.problem(at, `the section '${key}' must be a map`);
@@ -90,10 +126,8 @@ class Reader {
   }
 
   private keyOf(pair: Pair, path: string): string | undefined {
-    const k = isScalar(pair.key) ? pair.key.value : undefined;
-    if (typeof k === 'string') return k;
-    if (typeof k === 'number' || typeof k === 'boolean') return String(k);
-    this.problem(this.at(path, pair.key as YNode), 'a key must be a plain name');
+    if (pair.key !== '\u0000') return pair.key;
+    this.problem(this.at(path, pair), 'a key must be a plain name');
     return undefined;
   }
 
@@ -103,8 +137,8 @@ class Reader {
       const key = this.keyOf(pair as Pair, path);
       if (key === undefined) continue;
       const kpath = path ? `${path}.${key}` : key;
-      const at = this.at(kpath, pair.key as YNode);
-      const value = pair.value as YNode | null;
+      const at = this.at(kpath, pair);
+      const value = pair.value;
       if (domain && section === 'topology' && squash(key) === 'security') {
         this.notes.push({ at, message: 'users and groups (Security) are not changed by plan or apply' });
         continue;
@@ -153,7 +187,7 @@ class Reader {
       const name = this.keyOf(entry as Pair, path);
       if (name === undefined) continue;
       const ipath = `${path}.${name}`;
-      const iat = this.at(ipath, entry.key as YNode);
+      const iat = this.at(ipath, entry);
       if (name === '' || /[/?#]/.test(name) || name.length > 256) {
         this.problem(iat, `'${name}' cannot name a bean (no /, ? or #, at most 256 characters)`);
         continue;
@@ -162,7 +196,7 @@ class Reader {
         this.problem(iat, `a second item named '${name}' in the same collection`);
         continue;
       }
-      const ev = entry.value as YNode | null;
+      const ev = entry.value;
       const eempty = ev === null || (isScalar(ev) && ev.value === null);
       if (!eempty && !isMap(ev)) {
         this.problem(iat, `the item '${name}' must be a map`);
@@ -183,7 +217,7 @@ class Reader {
     const dflt = creator ?? child.creators[0] ?? child.type;
     if (map && map.items.length === 1 && !creator) {
       const only = map.items[0] as Pair;
-      const key = isScalar(only.key) ? String(only.key.value) : '';
+      const key = only.key;
       const sub = subtypeNamed(child, key);
       const dinfo = typeInfo(dflt);
       if (sub && !dinfo?.slots.has(squash(key)) && (only.value === null || isMap(only.value) || (isScalar(only.value) && only.value.value === null))) {
@@ -290,7 +324,7 @@ class Reader {
     if (isSeq(node)) {
       const out: string[] = [];
       for (const i of node.items) {
-        const t = this.text(i as YNode, at);
+        const t = this.text(i, at);
         if (t === undefined) return undefined;
         if (t !== '') out.push(t);
       }
@@ -343,14 +377,14 @@ class Reader {
       const out: Record<string, string> = {};
       for (const e of value.items) {
         const k = this.keyOf(e as Pair, path);
-        const t = this.text(e.value as YNode, at);
+        const t = this.text(e.value, at);
         if (k !== undefined && t !== undefined) out[k] = t;
       }
       node.values.set(p.name, out);
       return;
     }
     if (p.array) {
-      const items = isSeq(value) ? (value.items as YNode[]) : value === null ? [] : [value];
+      const items = isSeq(value) ? value.items : value === null ? [] : [value];
       const out: unknown[] = [];
       for (const i of items) {
         const r = this.scalar(p, i, at);
