@@ -7,6 +7,8 @@ export interface LoadResult {
   requestsPerSec: number;
   p50: number;
   p99: number;
+  /** Mean latency (ms, fractional: the percentiles are whole milliseconds). */
+  mean: number;
   errors: number;
   non2xx: number;
   /** Largest resident set size seen during the run (MiB). */
@@ -43,6 +45,7 @@ export async function load(name: string, opts: LoadOptions): Promise<LoadResult>
       name,
       requestsPerSec: result.requests.average,
       p50: result.latency.p50,
+      mean: result.latency.average,
       p99: result.latency.p99,
       errors: result.errors,
       non2xx: result.non2xx,

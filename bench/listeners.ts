@@ -34,7 +34,7 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /** An offset under which the 100 servers' ports (8001...) are all free, below the outgoing range. */
-async function freeOffset(): Promise<number> {
+export async function freeOffset(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const offset = 2000 + Math.floor(Math.random() * 18_000);
     let free = true;

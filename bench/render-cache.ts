@@ -17,6 +17,7 @@ function mean(name: string, results: LoadResult[]): LoadResult {
     requestsPerSec: avg((r) => r.requestsPerSec),
     p50: Math.max(...results.map((r) => r.p50)),
     p99: Math.max(...results.map((r) => r.p99)),
+    mean: avg((r) => r.mean),
     errors: results.reduce((a, r) => a + r.errors, 0),
     non2xx: results.reduce((a, r) => a + r.non2xx, 0),
     peakRssMiB: Math.max(...results.map((r) => r.peakRssMiB)),

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { initDataDir } from '../src/cli/server.js';
 import { serialize } from '../src/http/send.js';
-import { type LoadResult, load, report } from './harness.js';
+import { type LoadResult, load, report, rows } from './harness.js';
 import { adminEnv, BIN, statusMiB, stopChild } from './processes.js';
 import { AUTH, benchServer, EXPORTER_QUERY } from './reads.js';
 import type { BenchStore } from './stores.js';
@@ -51,7 +51,11 @@ function mib(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;
 }
 
-export async function benchSearch(store: BenchStore): Promise<string[]> {
+/**
+ * The exporter over 100 running servers × 20 applications at one connection, against the bare route
+ * printing the same answer per request; issue 28's goal: p50 ≤ 1.5× the bare route's.
+ */
+export async function benchSearchOne(store: BenchStore): Promise<string[]> {
   const lines: string[] = [];
   const body = JSON.stringify(EXPORTER_QUERY);
 
@@ -65,13 +69,35 @@ export async function benchSearch(store: BenchStore): Promise<string[]> {
       const base = await load('bare Fastify route', { url: bare.url, method: 'POST', headers: POST, body, connections: 1 });
       const subject = await load(`POST domainRuntime/search, 100 running servers on ${store.label} (1 connection)`, { url, method: 'POST', headers: POST, body, connections: 1 });
       lines.push(report(subject, base, 'exporter search, 100 running servers × 20 apps, 1 connection', store.label));
+      const ratio = subject.mean / base.mean;
+      const p50 = base.p50 > 0 ? (subject.p50 / base.p50).toFixed(2) : 'n/a';
+      const line =
+        `exporter search at one connection: p50 ${subject.p50} ms (mean ${subject.mean.toFixed(2)} ms) vs bare route p50 ${base.p50} ms (mean ${base.mean.toFixed(2)} ms) ` +
+        `-> p50 ratio ${p50}, mean ratio ${ratio.toFixed(2)} (goal p50 ≤ 1.5×: ${base.p50 > 0 && subject.p50 / base.p50 <= 1.5 ? 'met' : 'NOT met'})`;
+      console.log(line);
+      lines.push(line);
+      rows.push({
+        benchmark: 'exporter search, 100 running servers × 20 apps, 1 connection: latency / bare route printing the same JSON (goal p50 ≤ 1.5×)',
+        store: store.label,
+        subject: `p50 ${subject.p50} ms, mean ${subject.mean.toFixed(2)} ms`,
+        baseline: `p50 ${base.p50} ms, mean ${base.mean.toFixed(2)} ms`,
+        ratio: `${p50} (p50), ${ratio.toFixed(2)} (mean)`,
+        latency: `${subject.p50} / ${subject.p99} ms`,
+        peakRss: '-',
+      });
     } finally {
       await bare.close();
     }
   } finally {
     await hundred.close();
   }
+  return lines;
+}
 
+/** The exporter's query over the 1,000-server domain at four connections, a single-bean GET alongside. */
+export async function benchSearch(store: BenchStore): Promise<string[]> {
+  const lines: string[] = [];
+  const body = JSON.stringify(EXPORTER_QUERY);
   // The same query over 1000 servers (100 running) and 5000 applications, four connections, with a
   // single-bean GET at one connection alongside. The server runs in a process of its own, so that
   // its peak resident memory is its own (read from /proc, reset once the domain is warm).
