@@ -3,6 +3,15 @@
 // bean's description or further calls: reference links, edit and create forms, action buttons, the
 // change center and task progress.
 
+/** The query parameter (`format=json`) that asks a browser's request for the JSON form of a URL. */
+export const JSON_FORM_PARAMETER = 'format';
+
+/** True when a URL's query asks for the JSON form (`format=json`), whatever the Accept header says. */
+export function asksForJson(url: string): boolean {
+  const q = url.indexOf('?');
+  return q >= 0 && new URLSearchParams(url.slice(q + 1)).get(JSON_FORM_PARAMETER) === 'json';
+}
+
 /** Where the page's script and style sheet are served. */
 export const BROWSE_ASSETS = '/management/appserver-browse';
 
@@ -153,4 +162,38 @@ function errorDetails(record: Record<string, unknown>): string {
   if (!Array.isArray(details) || details.length === 0) return '';
   const items = details.filter(isRecord).map((d) => `<li>${escapeHtml(String(d.detail ?? ''))}</li>`);
   return `<ul class="error-details">${items.join('')}</ul>`;
+}
+
+/**
+ * The page shown instead of an answer too large to lay out as HTML: it says so and links to the same
+ * URL's JSON form, which is streamed however large it is.
+ */
+export function tooLargePage(path: string, jsonHref: string, limitChars: number): string {
+  const kib = Math.round(limitChars / 1024);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(`Too large to show: ${path}`)}</title>
+<link rel="stylesheet" href="${BROWSE_ASSETS}/browse.css">
+</head>
+<body data-status="406" data-self="${escapeHtml(path)}">
+<header><nav class="crumbs" aria-label="Path">${breadcrumbs(path)}</nav></header>
+<main>
+<h1>Too large to show as a page</h1>
+<p class="error">This answer is larger than ${kib} KiB, the most the HTML view lays out. Narrow it (for example with <code>fields</code>, <code>links=none</code> or a search), or read it as JSON: <a class="json-form" href="${escapeHtml(jsonHref)}">${escapeHtml(jsonHref)}</a>.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The page refusing the answer of `url` (path and query) as HTML, its link keeping the query and adding `format=json`. */
+export function tooLargeForHtml(url: string, limitChars: number): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  query.set(JSON_FORM_PARAMETER, 'json');
+  return tooLargePage(path, `${path}?${query.toString()}`, limitChars);
 }

@@ -1,7 +1,7 @@
 // The Fastify application: authentication, the CSRF header, content negotiation, errors, and one
 // catch-all route that hands every management and lifecycle URL to its handler.
 import { wantsHtml } from '../browse/negotiate.js';
-import { BROWSE_ASSETS, renderPage } from '../browse/page.js';
+import { BROWSE_ASSETS, asksForJson, renderPage, tooLargeForHtml } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
 import { Problem, badRequest, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, tooMany, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
@@ -13,7 +13,7 @@ import multipart from '@fastify/multipart';
 import { MAX_BODY_BYTES, bodyKindOf, parseLenient } from './body.js';
 import { AppEndpoints } from './app-endpoints.js';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits, Uploads } from './deploy-requests.js';
-import { ManagementRoutes, clientAddress } from './management.js';
+import { ManagementRoutes, clientAddress, tooLargeHeaders } from './management.js';
 import { isDocument, registerDocuments } from './documents.js';
 import { parseTrustedProxies } from './origin.js';
 import { processLag } from './lag.js';
@@ -29,7 +29,7 @@ import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
 import { isBackup, registerBackup } from './backup.js';
 import type { BackupApi } from '../api/backup-api.js';
-import { largeAnswers, streamedBytes } from './streaming.js';
+import { LARGE_ANSWER_CHARS, largeAnswers, streamedBytes } from './streaming.js';
 import { lazySchemaCompilers } from './schema-compilers.js';
 import { DEFAULT_SHARES, InFlightShares, Places } from './shares.js';
 import { BodyProgress, type BodyProgressLimits, DEFAULT_BODY_PROGRESS } from './body-progress.js';
@@ -279,7 +279,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // A person at a browser gets the same answer laid out as a page (see the onSend hook below);
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);
-    request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
+    request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && !asksForJson(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
     if (!isMetrics(request.url) && !isWatch(request.url) && !isBackup(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
     // A caller whose credentials were verified before is known at once (on a store of its own).
     return signIn(request);
@@ -513,6 +513,12 @@ function mayHaveChanged(request: FastifyRequest, status: number | undefined): bo
 /** A JSON answer laid out as an HTML page (the answer as it is when it is no JSON). */
 function asPage(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+  // An answer too large to lay out without holding the event loop gets a page linking to its JSON form.
+  const size = Buffer.isBuffer(payload) ? payload.length : typeof payload === 'string' ? payload.length : 0;
+  if (size > LARGE_ANSWER_CHARS) {
+    tooLargeHeaders(reply);
+    return tooLargeForHtml(request.raw.url ?? request.url, LARGE_ANSWER_CHARS);
+  }
   const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
   if (text === undefined) return payload;
   let body: unknown;

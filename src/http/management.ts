@@ -11,7 +11,8 @@ import type { Uploads } from './deploy-requests.js';
 import { originOf } from './origin.js';
 import { StreamedJson } from '../render/streamed.js';
 import { sendJson, sendText } from './send.js';
-import { type LargeAnswers, sendStreamed } from './streaming.js';
+import { LARGE_ANSWER_CHARS, type LargeAnswers, sendStreamed } from './streaming.js';
+import { tooLargeForHtml } from '../browse/page.js';
 
 /** Request header naming the edit session a request works in. */
 export const SESSION_HEADER = 'appserver.edit.session';
@@ -26,8 +27,8 @@ export class ManagementRoutes {
 
   async handle(request: FastifyRequest, reply: FastifyReply, at: Address): Promise<FastifyReply> {
     const caller = callerOf(request, reply);
-    // Searches and collection reads come printed item by item, except for a browser's page (made from the whole body).
-    const stream = (request.method === 'GET' || request.method === 'POST') && !request.wantsHtml;
+    // Searches and collection reads come printed item by item; a browser's page is made of a small one only.
+    const stream = request.method === 'GET' || request.method === 'POST';
     const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, url: request.raw.url ?? request.url, ...(stream ? { stream } : {}) };
     let answer: Answer;
     if (request.isMultipart()) {
@@ -42,9 +43,10 @@ export class ManagementRoutes {
       answer = await this.api.request(request.method, caller, at, { body: request.body }, view);
     }
     if (answer.body instanceof StreamedJson) {
-      const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large);
+      const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large, request.wantsHtml);
       if (outcome === undefined) return reply;
       if ('notModified' in outcome) return notModified(reply, outcome.notModified);
+      if ('tooLarge' in outcome) return sendTooLargePage(request, reply);
       return sendText(reply, answer.status, outcome.text, outcome.headers);
     }
     if (answer.status === 304) return notModified(reply, answer.headers ?? {});
@@ -55,6 +57,24 @@ export class ManagementRoutes {
   admit(request: FastifyRequest, at: Address): Promise<Admission> {
     return this.api.admit(request.method, callerOf(request), at);
   }
+}
+
+/**
+ * A browser asked for an answer too large to lay out as a page (laying it out would hold the event
+ * loop for seconds): 406 with a page linking to the JSON form of the same URL.
+ */
+export function sendTooLargePage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  tooLargeHeaders(reply);
+  return reply.send(tooLargeForHtml(request.raw.url ?? request.url, LARGE_ANSWER_CHARS));
+}
+
+/** The status and headers of the page refusing a large answer (its body is tooLargeForHtml's). */
+export function tooLargeHeaders(reply: FastifyReply): void {
+  reply
+    .code(406)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('vary', 'Accept, Accept-Encoding')
+    .header('content-security-policy', "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
 }
 
 /** Not modified: the tag again, and no body. */

@@ -62,7 +62,7 @@ export class LargeAnswers {
 }
 
 /** What became of a streamed body: small, sent by the caller as one text; 304; or handled here. */
-export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | undefined;
+export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | { tooLarge: true } | undefined;
 
 /** Bytes of each streamed body sent so far, by response (its length is known only at its end). */
 const streamed = new WeakMap<object, number>();
@@ -91,13 +91,15 @@ export async function sendStreamed(
   headers: Record<string, string>,
   user: string,
   places: LargeAnswers,
+  /** Only a small answer is wanted (a page is made of it): a larger one is not printed further. */
+  smallOnly = false,
 ): Promise<StreamedOutcome> {
   const { pieces } = body;
   const { whole, tag } = body.options;
   let first = '';
   let ended = false;
   try {
-    while (whole || first.length < LARGE_ANSWER_CHARS) {
+    while ((whole && !smallOnly) || first.length < LARGE_ANSWER_CHARS) {
       const next = pieces.next();
       if (next.done) {
         ended = true;
@@ -114,6 +116,10 @@ export async function sendStreamed(
     const etag = tag.value();
     const tagged = { ...headers, etag };
     return body.notModified?.(etag) ? { notModified: tagged } : { text: first, headers: tagged };
+  }
+  if (smallOnly) {
+    pieces.return();
+    return { tooLarge: true };
   }
   const release = places.take(user);
   if (!release) {
