@@ -24,6 +24,14 @@ function storeOf(opts: { store?: string; storePasswordFile?: string }): string |
   return choice.url;
 }
 
+/** How long a stopping server lets requests in flight finish, by default (s). */
+const DEFAULT_STOP_TIMEOUT_SECONDS = 20;
+
+function parseStopTimeout(value: string): number {
+  if (!/^\d{1,4}(\.\d{1,3})?$/.test(value) || Number(value) > 3600) throw new Error(`--stop-timeout takes a number of seconds from 0 to 3600, not '${value.slice(0, 40)}'`);
+  return Number(value);
+}
+
 const program = new Command();
 // The version of the package this command belongs to (package.json sits three levels above dist/src/cli/).
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -51,7 +59,8 @@ program
   )
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
   .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number }) => {
+  .option('--stop-timeout <seconds>', 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut (0 to 3600; a second signal stops at once)', parseStopTimeout, DEFAULT_STOP_TIMEOUT_SECONDS)
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; stopTimeout: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -71,6 +80,7 @@ program
       host: opts.host,
       port: opts.port,
       dataDir: opts.dataDir,
+      stopTimeoutMs: opts.stopTimeout * 1000,
       portOffset: opts.portOffset,
       listeners: opts.listeners,
       ...(opts.managedHost !== undefined ? { managedHost: opts.managedHost } : {}),

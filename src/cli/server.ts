@@ -92,6 +92,11 @@ export interface ServerOptions {
   managedHost?: string;
   /** Connections per managed listener, descriptors kept for the administration port, idle timeout (ms). */
   managedConnections?: Partial<ConnectionLimits>;
+  /**
+   * How long `close` lets requests in flight finish before it cuts their connections (ms; default
+   * 20 000). New connections are refused from the start of the stop, new requests on open ones get 503.
+   */
+  stopTimeoutMs?: number;
   /** How often servers sharing a store look for listeners a stopped server left (ms; default 5000). */
   leaseCheckMs?: number;
   /**
@@ -242,6 +247,11 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   };
 }
 
+/** How long a stopping server lets requests in flight finish, by default (ms). */
+export const DEFAULT_STOP_TIMEOUT_MS = 20_000;
+/** Why a task still running when its server stopped failed. */
+const STOPPED_TASK = 'Server stopped: the server running this task was stopped before the task completed; run the operation again.';
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // A mistyped proxy address or log level is reported before anything is opened.
   const trustProxy = parseTrustedProxies(opts.trustProxy ?? []);
@@ -306,11 +316,26 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(open.control ? { control: open.control } : {}),
     listening: () => listeners?.listening() ?? [],
     close: async () => {
+      const grace = opts.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+      const log = open.domain.log;
+      log.info({ stopTimeoutMs: grace }, `stopping: no new requests are taken; those in flight have ${grace / 1000} s to finish`);
       await listeners?.close();
+      // Listening ends at once; requests that come on open connections are answered 503.
       const closing = app.close();
       for (const socket of unused) socket.destroy();
+      let cut = false;
+      const timer = setTimeout(() => {
+        cut = true;
+        app.server.closeAllConnections();
+      }, grace);
       await closing;
+      clearTimeout(timer);
+      if (cut) log.warn({ stopTimeoutMs: grace }, `stopping: requests still in flight after ${grace / 1000} s were cut off`);
+      // Tasks this server was running end now, as failed, so nothing shows them running forever.
+      const ended = await open.domain.endRunningTasks(STOPPED_TASK).catch(() => 0);
+      if (ended > 0) log.info({ tasks: ended }, `stopping: ${ended} running task${ended === 1 ? '' : 's'} marked failed`);
       await open.close();
+      log.info({}, 'stopped');
     },
   };
 }

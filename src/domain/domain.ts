@@ -19,7 +19,7 @@ import { lockoutPolicy } from '../security/lockout-policy.js';
 import type { LockoutPolicy } from '../security/lockout.js';
 import type { SecurityService } from '../security/service.js';
 import type { DomainRows, Store } from '../store/store.js';
-import { entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
+import { entriesToState, settleInterrupted, settleTarget, stateToEntries } from '../runtime/state.js';
 import { failUnfinished } from '../runtime/tasks.js';
 
 const RESTORED_TASK = 'The domain was restored from a snapshot saved while this task ran; nothing runs it any more.';
@@ -252,6 +252,25 @@ export class Domain implements DomainParts {
     await this.persistence.flush();
     await this.coordinator.settle();
     for (const fn of this.restoredListeners) fn();
+  }
+
+  /**
+   * Ends the tasks this server runs (a stop): each fails with `reason`, what it acted on ends where
+   * it was going (as for a server that stopped without warning), and both are stored. Returns how
+   * many ended.
+   */
+  async endRunningTasks(reason: string): Promise<number> {
+    const running = this.tasks.all().filter((t) => t.local && !t.values.completed);
+    if (running.length === 0) return 0;
+    for (const t of running) {
+      settleTarget(this.runtime.state, t.values);
+      this.tasks.abandon(t, reason);
+    }
+    this.runtime.rebuild(this.topology());
+    this.tasks.onSave(running);
+    this.persistence.saveState();
+    await this.persistence.flush();
+    return running.length;
   }
 
   async close(): Promise<void> {
