@@ -5,6 +5,7 @@
 // `-- search-one`: issue 28's rows).
 import { benchAbuse } from './abuse.js';
 import { benchControl } from './control.js';
+import { benchDomainAsCode } from './domain-as-code.js';
 import { benchEditActivate } from './edit-activate.js';
 import { table } from './harness.js';
 import { benchListeners } from './listeners.js';
@@ -29,6 +30,7 @@ for (const store of benchStores()) {
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
   all.push([`topology ${store.label}`, () => benchTopology(store)]);
+  all.push([`domain-as-code ${store.label}`, () => benchDomainAsCode(store)]);
 }
 
 // Memory and start-up of managed servers' listeners (SQLite: the store plays no part in it).
