@@ -4,6 +4,7 @@
 // `npm run bench -- reads` runs only the benchmarks whose name contains "reads" (`-- fleet`, `-- startup`,
 // `-- search-one`: issue 28's rows).
 import { benchAbuse } from './abuse.js';
+import { benchShares } from './shares.js';
 import { benchControl } from './control.js';
 import { benchDomainAsCode } from './domain-as-code.js';
 import { benchEditActivate } from './edit-activate.js';
@@ -27,6 +28,7 @@ for (const store of benchStores()) {
   all.push([`search-large ${store.label}`, () => benchSearch(store)]);
   all.push([`edit-activate ${store.label}`, () => benchEditActivate(store)]);
   all.push([`abuse ${store.label}`, () => benchAbuse(store)]);
+  all.push([`shares ${store.label}`, () => benchShares(store)]);
   all.push([`workload ${store.label}`, () => benchWorkload(store)]);
   all.push([`snapshots ${store.label}`, () => benchControl(store)]);
   all.push([`topology ${store.label}`, () => benchTopology(store)]);
