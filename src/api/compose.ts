@@ -101,13 +101,17 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   // Uploaded archives no deployment names any more (undeployed, or left by an earlier run) are removed
   // whenever an activation adds or removes deployments.
   const archives = new KeptArchives(join(deps.dataDir, 'applications'));
-  const sweepArchives = () => {
+  const sweepArchives = (opts: { olderThan?: number } = {}) => {
     try {
-      archives.sweep(referencedArchives(domain));
+      archives.sweep(referencedArchives(domain), opts);
     } catch (err) {
       domain.log.warn({ err }, 'unused application archives not removed');
     }
   };
+  // At start-up too: a process killed between keeping an upload and activating its deployment left
+  // an archive nothing names. Servers sharing a store may share the folder: there, only archives
+  // older than a minute go (another server's deployment in the making is seconds old).
+  sweepArchives(domain.store.shared ? { olderThan: Date.now() - 60_000 } : {});
   domain.configService.onActivation((result) => {
     if (result.keys.some((k) => DEPLOYABLE_COLLECTIONS.some((c) => k.startsWith(`${c}/`)))) sweepArchives();
   });

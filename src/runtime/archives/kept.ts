@@ -3,7 +3,7 @@
 // session, and while a deployment that just stored it is being made; otherwise it is removed, with its
 // application's folder once empty. Nothing outside the area is ever removed, nor the staging folder
 // of uploads in progress (`.incoming`), whatever a deployment's path says.
-import { readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { readdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 /** Where uploads wait while they arrive (not kept archives). */
@@ -71,7 +71,7 @@ export class KeptArchives {
    * Removes every kept archive named by no deployment and not held (what refused deployments and
    * undeployments left, also by earlier versions of the server). Returns the files removed.
    */
-  sweep(referenced: ReadonlySet<string>): string[] {
+  sweep(referenced: ReadonlySet<string>, opts: { olderThan?: number } = {}): string[] {
     let folders: string[];
     try {
       folders = readdirSync(this.dir, { withFileTypes: true })
@@ -88,7 +88,11 @@ export class KeptArchives {
       } catch {
         // A folder removed meanwhile has nothing to sweep.
       }
-      for (const f of names) files.push(join(folder, f));
+      for (const f of names) {
+        const file = join(folder, f);
+        if (opts.olderThan !== undefined && !modifiedBefore(file, opts.olderThan)) continue;
+        files.push(file);
+      }
       if (names.length === 0) this.removeEmptyFolder(folder);
     }
     return this.remove(files, referenced);
@@ -106,3 +110,12 @@ export class KeptArchives {
 
 /** Collections whose beans name archives and plans by path. */
 export const DEPLOYABLE_COLLECTIONS = ['appDeployments', 'libraries'] as const;
+
+/** Whether a file was last changed before `time` (epoch ms); a file gone meanwhile is not. */
+function modifiedBefore(file: string, time: number): boolean {
+  try {
+    return statSync(file).mtimeMs < time;
+  } catch {
+    return false;
+  }
+}
