@@ -58,6 +58,9 @@ export interface ComposedApi {
   close(): Promise<void>;
 }
 
+/** How old an archive nothing names must be before a server sharing its store removes it. */
+const ARCHIVE_GRACE_MS = 60_000;
+
 export function composeApi(deps: ApiDependencies): ComposedApi {
   const { catalog, domain } = deps;
   const resolver = new Resolver(catalog, domain.behaviours);
@@ -110,8 +113,12 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   };
   // At start-up too: a process killed between keeping an upload and activating its deployment left
   // an archive nothing names. Servers sharing a store may share the folder: there, only archives
-  // older than a minute go (another server's deployment in the making is seconds old).
-  sweepArchives(domain.store.shared ? { olderThan: Date.now() - 60_000 } : {});
+  // older than a minute go at once (another server's deployment in the making is seconds old), and
+  // those older than this start a minute later.
+  const started = Date.now();
+  sweepArchives(domain.store.shared ? { olderThan: started - ARCHIVE_GRACE_MS } : {});
+  const laterSweep = domain.store.shared ? setTimeout(() => sweepArchives({ olderThan: started }), ARCHIVE_GRACE_MS) : undefined;
+  laterSweep?.unref();
   domain.configService.onActivation((result) => {
     if (result.keys.some((k) => DEPLOYABLE_COLLECTIONS.some((c) => k.startsWith(`${c}/`)))) sweepArchives();
   });
@@ -149,6 +156,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     watch: new WatchApi(hub, deps.catalog.productVersion),
     backup: new BackupApi(domain, deps.dataDir),
     close: async () => {
+      clearTimeout(laterSweep);
       hub.close();
       logs.flushAll();
       await domain.flush();
