@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { LogFormat } from './logging.js';
 import type { RunningServer } from './server.js';
-import { DEFAULT_SIZE, type DomainSize } from '../domain/generate.js';
+import { DEFAULT_FIRST_PORT, DEFAULT_LISTEN_ADDRESS, DEFAULT_SIZE, type DomainSize, generatedPortsProblem, parseFirstPort } from '../domain/generate.js';
 import { SECRET_KEY_ENV } from '../config/secret-key.js';
 import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS } from '../catalog/versions.js';
 import type { Finding } from '../interchange/findings.js';
@@ -117,6 +117,8 @@ program
   .option('--clusters <n>', 'clusters', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.clusters)
   .option('--partitions <n>', 'partitions', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.partitions)
   .option('--applications <n>', 'application deployments', (v) => Number.parseInt(v, 10), DEFAULT_SIZE.applications)
+  .option('--listen-address <address>', "the managed servers' listen address (an IP address or a host name of this machine)", DEFAULT_LISTEN_ADDRESS)
+  .option('--first-port <n>', "the first managed server's listen port; the others follow it", parseFirstPort, DEFAULT_FIRST_PORT)
   .option('--secret-key-file <path>', `file holding the key of sealed passwords (default: secret.key in the data directory; ${SECRET_KEY_ENV} gives the key itself)`)
   .option('--product-version <version>', `the product version of the domain: ${PRODUCT_VERSIONS.join(', ')} (default ${DEFAULT_PRODUCT_VERSION}; with --from, the file's domain-version)`, oneOf('--product-version', PRODUCT_VERSIONS))
   .option('--foreign-secrets <mode>', 'with --from: values sealed with another key are kept sealed (keep) or replaced by the placeholder (placeholder)', oneOf('--foreign-secrets', ['keep', 'placeholder'] as const), 'keep')
@@ -127,8 +129,8 @@ program
     const { initFrom } = await import('./interchange.js');
     const { initDataDir } = await import('./server.js');
     if (from !== undefined) {
-      const sized = ['servers', 'clusters', 'partitions', 'applications'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
-      if (sized.length > 0) throw new Error(`--from imports a domain: ${sized.map((o) => `--${o}`).join(', ')} cannot be given with it`);
+      const sized = ['servers', 'clusters', 'partitions', 'applications', 'listenAddress', 'firstPort'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+      if (sized.length > 0) throw new Error(`--from imports a domain: ${sized.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} cannot be given with it`);
       const created = await initFrom(from, dataDir, {
         foreignSecrets,
         secretPlaceholder,
@@ -143,9 +145,18 @@ program
       if (created.message) process.stdout.write(`${created.message}\n`);
       return;
     }
+    const ports = generatedPortsProblem(size);
+    if (ports) throw new Error(ports);
     const created = await initDataDir(dataDir, size, store, { ...(secretKeyFile !== undefined ? { secretKeyFile } : {}), ...(productVersion !== undefined ? { productVersion } : {}) });
     for (const w of created.warnings) process.stderr.write(`appserver-admin: warning: ${w}\n`);
     process.stdout.write(`Created ${dataDir}: ${size.servers} servers, ${size.clusters} clusters, ${size.partitions} partitions, ${size.applications} applications.\n`);
+    if (size.servers > 0) {
+      const first = size.firstPort ?? DEFAULT_FIRST_PORT;
+      process.stdout.write(
+        `Managed servers listen on ${size.listenAddress ?? DEFAULT_LISTEN_ADDRESS}, ports ${first}${size.servers > 1 ? `-${first + size.servers - 1}` : ''} ` +
+          '(choose them with init --listen-address and --first-port; serve --port-offset N shifts them all, serve --no-listeners opens none).\n',
+      );
+    }
     if (created.message) process.stdout.write(`${created.message}\n`);
   });
 

@@ -288,6 +288,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
+  // The administration server's runtime (defaultURL, channels) names the port it is reached on.
+  open.domain.runtime.setAdminListenPort(port);
   const listeners = opts.listeners === false ? undefined : managedListeners(open, opts, log, trustProxy);
   // Servers that were running when the process stopped listen again before it says it is ready.
   await listeners?.reconcile();

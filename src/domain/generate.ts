@@ -2,6 +2,7 @@
 import type { Catalog } from '../catalog/load.js';
 import { BeanTree } from '../tree/records.js';
 import { TreeBuilder } from '../tree/builder.js';
+import { hostNameProblem } from '../core/host-name.js';
 
 export interface DomainSize {
   servers: number;
@@ -14,8 +15,31 @@ export interface DomainSize {
    * are exactly cluster0's).
    */
   running?: boolean | number;
-  /** Where every managed server listens (default: a host name per machine, `hostN.example.test`). */
+  /** Where every managed server listens (default: 127.0.0.1, so that they start on this machine). */
   listenAddress?: string;
+  /** The first managed server's listen port (default 8001); server i listens on firstPort + i. */
+  firstPort?: number;
+}
+
+export const DEFAULT_LISTEN_ADDRESS = '127.0.0.1';
+/** Above the administration server's 7001 and its neighbours, below the administration port 9002 for up to 1,000 servers. */
+export const DEFAULT_FIRST_PORT = 8001;
+
+/** A first port as given on the command line: a whole number from 1 to 65535. */
+export function parseFirstPort(text: string): number {
+  const n = /^\s*\d{1,5}\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--first-port takes a whole number from 1 to 65535, not '${text.slice(0, 40)}'`);
+  return n;
+}
+
+/** Why the generated servers' addresses or ports cannot be used, if they cannot. */
+export function generatedPortsProblem(size: DomainSize): string | undefined {
+  const address = size.listenAddress ?? DEFAULT_LISTEN_ADDRESS;
+  const bad = hostNameProblem(address);
+  if (bad) return `--listen-address ${bad}`;
+  const last = (size.firstPort ?? DEFAULT_FIRST_PORT) + Math.max(0, size.servers - 1);
+  if (last > 65535) return `${size.servers} servers from port ${size.firstPort ?? DEFAULT_FIRST_PORT} would need ports up to ${last}, past 65535: give a lower --first-port or fewer --servers`;
+  return undefined;
 }
 
 export const DEFAULT_SIZE: DomainSize = { servers: 1000, clusters: 10, partitions: 200, applications: 5000 };
@@ -42,8 +66,8 @@ export function generateDomain(catalog: Catalog, size: DomainSize, listenPort = 
   b.item(domain, 'servers', 'AdminServer', { listenAddress: '127.0.0.1', listenPort });
   for (let i = 0; i < size.servers; i++) {
     b.item(domain, 'servers', `ms${i}`, {
-      listenAddress: size.listenAddress ?? `host${i % machines}.example.test`,
-      listenPort: 8001 + i,
+      listenAddress: size.listenAddress ?? DEFAULT_LISTEN_ADDRESS,
+      listenPort: (size.firstPort ?? DEFAULT_FIRST_PORT) + i,
       cluster: ref('clusters', `cluster${i % clusters}`),
       machine: ref('machines', `machine${i % machines}`),
     });

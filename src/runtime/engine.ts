@@ -162,9 +162,30 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const fn of this.serverWatchers) fn();
   }
 
-  /** Where a server listens: its configured ports, shifted by the port offset for managed servers. */
+  /** The port this process's administration server really listens on (`serve --port`), once known. */
+  private adminListenPort: number | undefined;
+
+  /**
+   * Tells the runtime the port the administration server listens on, which may differ from its
+   * configured listen port (`serve --port`): its runtime reports the port it is reached on.
+   */
+  setAdminListenPort(port: number): void {
+    if (this.adminListenPort === port) return;
+    this.adminListenPort = port;
+    if (this.serverTrees.has(this.topology.adminServerName)) this.serverTrees.stale(this.topology.adminServerName);
+    this.onStateChange();
+  }
+
+  /**
+   * Where a server listens: its configured ports, shifted by the port offset for managed servers;
+   * the administration server's plain port is the one this process listens on, when known.
+   */
   endpoints(name: string): ServerEndpoints {
-    return serverEndpoints(this.topology, name, name === this.topology.adminServerName ? 0 : this.portOffset, this.state.sslChannels.get(name));
+    const admin = name === this.topology.adminServerName;
+    const found = serverEndpoints(this.topology, name, admin ? 0 : this.portOffset, this.state.sslChannels.get(name));
+    const port = this.adminListenPort;
+    if (!admin || port === undefined) return found;
+    return { ...found, endpoints: found.endpoints.map((e) => (e.kind === 'default' ? { ...e, port } : e)) };
   }
 
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
@@ -757,7 +778,7 @@ export class RuntimeEngine implements RuntimeFigures {
       activationTime: this.state.runningSince.get(server.name) ?? this.now(),
       adminServer: admin,
       adminServerHost: String(adminServer?.values.listenAddress || 'localhost'),
-      adminServerListenPort: Number(adminServer?.values.listenPort ?? 7001),
+      adminServerListenPort: this.adminListenPort ?? Number(adminServer?.values.listenPort ?? 7001),
       adminServerListenPortSecure: false,
       administrationURL: administration ? `t3s://${host}:${administration.port}` : defaultURL,
       administrationPortEnabled: administration !== undefined,
