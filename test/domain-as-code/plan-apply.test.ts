@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { startServer, type RunningServer } from '../../src/cli/server.js';
 import { killRunning, runCli } from '../support/cli.js';
-import { type Client, type RuntimeServer, client, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
+import { type Client, type RuntimeServer, basic, client, createUser, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
 import { inSession } from './support.js';
 
 let a: RuntimeServer;
@@ -192,4 +192,29 @@ test('variables and secrets are substituted; a missing one is named', async () =
   const gone = await cli(bOrigin, ['plan', file, '--variables', vars, '--secrets-from', 'env']);
   assert.equal(gone.code, 1);
   assert.match(gone.err, /the variable 'web1\.port' is not in the variables file/);
+});
+
+test('a lock held by someone else is named and left alone; a monitor may not apply', async () => {
+  await createUser(a.admin, 'dacdeployer', 'deployer-pw1', 'Administrators');
+  await createUser(a.admin, 'dacmonitor', 'monitor-pw1', 'Monitors');
+  const other = a.admin.as(basic('dacdeployer', 'deployer-pw1'));
+  const file = join(dir, 'lock.yaml');
+  const m = parse(readFileSync(join(dir, 'a.yaml'), 'utf8'));
+  m.topology.Server.ms2.Notes = 'wanted by the model';
+  writeFileSync(file, stringify(m));
+  assert.equal((await other.post('edit/changeManager/startEdit', {})).status, 200);
+  try {
+    const r = await cli(a.origin, ['apply', file, '--yes', '--secrets-from', join(dir, 'secrets')]);
+    assert.equal(r.code, 5, r.err);
+    assert.match(r.err, /the edit lock is held by dacdeployer: nothing was changed/);
+    const cm = (await a.admin.get('edit/changeManager?links=none')).json;
+    assert.equal(cm.locked, true);
+    assert.equal(cm.lockOwner, 'dacdeployer', 'the lock was broken');
+  } finally {
+    await other.post('edit/changeManager/cancelEdit', {});
+  }
+  const run = runCli(['apply', file, '--yes', '--secrets-from', join(dir, 'secrets')], { ...env(a.origin), APPSERVER_USER: 'dacmonitor', APPSERVER_PASSWORD: 'monitor-pw1' });
+  assert.equal(await run.exited, 3, run.stderr());
+  assert.match(run.stderr(), /dacmonitor may not/);
+  assert.notEqual((await a.admin.get('edit/servers/ms2?links=none&fields=notes')).json.notes, 'wanted by the model');
 });
