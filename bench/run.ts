@@ -2,7 +2,7 @@
 // and (with APPSERVER_BENCH_PG=postgres://...) on PostgreSQL too. Ratios are throughput of
 // appserver-admin over the bare baseline (1.00 = as fast as bare Fastify).
 // `npm run bench -- reads` runs only the benchmarks whose name contains "reads" (`-- fleet`, `-- startup`,
-// `-- search-one`: issue 28's rows).
+// `-- search-one`, `-- ten-thousand`: issue 28's rows).
 import { benchAbuse } from './abuse.js';
 import { benchShares } from './shares.js';
 import { benchControl } from './control.js';
@@ -15,6 +15,7 @@ import { benchLifecycle, benchReads } from './reads.js';
 import { benchFleet } from './fleet.js';
 import { benchSearch, benchSearchOne } from './search.js';
 import { benchStartup } from './startup.js';
+import { benchTenThousand } from './ten-thousand.js';
 import { benchStores } from './stores.js';
 import { benchTopology } from './topology.js';
 import { benchWorkload } from './workload.js';
@@ -40,6 +41,7 @@ all.push(['listeners SQLite', () => benchListeners()]);
 // Issue 28: a fleet of 100 servers under watch (FLEET_SECONDS, default 60), and start-up against a bare app.
 all.push(['fleet SQLite', () => benchFleet()]);
 all.push(['startup SQLite', () => benchStartup()]);
+all.push(['ten-thousand SQLite', () => benchTenThousand()]);
 
 const filter = process.argv[2];
 for (const [name, run] of all) if (!filter || name.includes(filter)) await run();

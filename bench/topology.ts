@@ -44,7 +44,7 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-interface Restart {
+export interface Restart {
   firstOkMs: number;
   /** CPU the process used until its first 200. */
   cpuMs: number;
@@ -56,7 +56,7 @@ interface Restart {
  * cost is the listeners benchmark's), asks for a running server's lifecycle state until the answer
  * is a 200, then lets it idle for two seconds and reads its resident memory.
  */
-async function restart(dataDir: string, storeUrl: string | undefined, port: number): Promise<Restart> {
+export async function restart(dataDir: string, storeUrl: string | undefined, port: number): Promise<Restart> {
   const began = performance.now();
   const args = [BIN, 'serve', '--data-dir', dataDir, '--port', String(port), '--no-listeners', '--log-level', 'error', ...(storeUrl ? ['--store', storeUrl] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
