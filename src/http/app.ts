@@ -111,15 +111,29 @@ function isMultipart(headers: FastifyRequest['headers']): boolean {
   return /^\s*multipart\/form-data\b/i.test(headers['content-type'] ?? '');
 }
 
-/** True when an Accept header admits a JSON answer (absent, JSON, or a wildcard such as Java's default). */
+/**
+ * The vendor's media type for action requests (`application/vnd.<vendor>.adf.action+json`): a type
+ * clients send as a request's Content-Type, which the product never answers in (asked for alone, it
+ * is a 406). Matched by shape so the vendor's name is not written here.
+ */
+const ACTION_TYPE = /^application\/vnd\.[a-z0-9-]+\.adf\.action\+json$/;
+
+/** True when an Accept header admits a JSON answer (absent, JSON, another `+json` type, or a wildcard such as Java's default). */
 export function acceptsJson(accept: string | undefined): boolean {
   if (!accept) return true;
   return accept.split(',').some((part) => {
     const [range = '', ...params] = part.trim().toLowerCase().split(';');
     if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p))) return false;
     const type = range.trim();
-    return type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json');
+    return type === '*/*' || type === 'application/*' || type === 'application/json' || (type.endsWith('+json') && !ACTION_TYPE.test(type));
   });
+}
+
+/** An Accept header as a refusal may repeat it: its first 200 characters, a vendor's media type named by its kind only (no brand word leaves the server). */
+export function acceptShown(accept: string | undefined): string {
+  return String(accept ?? '')
+    .slice(0, 200)
+    .replace(/application\/vnd\.[a-z0-9-]+\.adf\.([a-z]+)\+json/gi, "the vendor's $1+json type");
 }
 
 export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -280,7 +294,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     // the OpenAPI documents and the reference page are what they are, and negotiate for themselves.
     const document = isDocument(request.url);
     request.wantsHtml = !document && request.url.startsWith('/management/') && !isWatch(request.url) && !asksForJson(request.url) && wantsHtml(request.method, request.headers.accept, request.headers['user-agent']);
-    if (!isMetrics(request.url) && !isWatch(request.url) && !isBackup(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${request.headers.accept}'.`);
+    if (!isMetrics(request.url) && !isWatch(request.url) && !isBackup(request.url) && !document && !request.wantsHtml && !acceptsJson(request.headers.accept)) throw notAcceptable(`Only application/json can be produced; the request's Accept header is '${acceptShown(request.headers.accept)}'.`);
     // A caller whose credentials were verified before is known at once (on a store of its own).
     return signIn(request);
   };

@@ -29,7 +29,15 @@ export class ManagementRoutes {
     const caller = callerOf(request, reply);
     // Searches and collection reads come printed item by item; a browser's page is made of a small one only.
     const stream = request.method === 'GET' || request.method === 'POST';
-    const view: View = { origin: originOf(request), query: request.query as Record<string, unknown>, url: request.raw.url ?? request.url, ...(stream ? { stream } : {}) };
+    const skip = skipsLinks(request);
+    const url = request.raw.url ?? request.url;
+    // Without links, as the query would say it (the URL also keys the read cache).
+    const view: View = {
+      origin: originOf(request),
+      query: skip ? { ...(request.query as Record<string, unknown>), links: 'none' } : (request.query as Record<string, unknown>),
+      url: skip ? `${url}${url.includes('?') ? '&' : '?'}links=none` : url,
+      ...(stream ? { stream } : {}),
+    };
     let answer: Answer;
     if (request.isMultipart()) {
       // Admitted only where uploads are taken (the body was judged before it was read).
@@ -75,6 +83,15 @@ export function tooLargeHeaders(reply: FastifyReply): void {
     .header('content-type', 'text/html; charset=utf-8')
     .header('vary', 'Accept, Accept-Encoding')
     .header('content-security-policy', "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+}
+
+/**
+ * `X-Skip-Resource-Links: true` (the product's console sends it on every call) asks for no links:
+ * as `links=none`, unless the query says which links it wants.
+ */
+function skipsLinks(request: FastifyRequest): boolean {
+  const skip = request.headers['x-skip-resource-links'];
+  return typeof skip === 'string' && skip.trim().toLowerCase() === 'true' && !Object.hasOwn(request.query as Record<string, unknown>, 'links');
 }
 
 /** Not modified: the tag again, and no body. */
