@@ -28,6 +28,9 @@ import { secretKeySource } from './data-dir.js';
 import { initDataDir } from './server.js';
 
 /** Reads a file an import names, refusing one larger than an import takes before reading it. */
+/** Most bytes one import reads in all: config.xml and every descriptor it names. */
+export const MAX_IMPORT_BYTES = 128 * 1024 * 1024;
+
 function readLimited(path: string): Buffer {
   const size = statSync(path).size;
   if (size > MAX_FILE_BYTES) throw badRequest(`${path} is ${size} bytes long; an import reads files of at most ${MAX_FILE_BYTES} bytes (32 MiB).`);
@@ -54,6 +57,9 @@ export function importInput(file: string): ImportInput {
   const format = formatOf(file);
   if (format === 'model') return { format, file, text };
   const folder = realpathSync(dirname(resolve(file)));
+  // Bytes read by this import in all (config.xml and its descriptors), each file read once.
+  let total = text.length;
+  const read = new Map<string, Buffer>();
   return {
     format,
     file,
@@ -64,7 +70,16 @@ export function importInput(file: string): ImportInput {
       // A link may not lead out of the folder either.
       const real = realpathSync(full);
       if (real !== folder && !real.startsWith(folder + sep)) throw badRequest(`${join(dirname(file), path)} leads outside the folder of ${file}; it is not read.`);
-      return readLimited(real);
+      const known = read.get(real);
+      if (known) return known;
+      const size = statSync(real).size;
+      if (total + size > MAX_IMPORT_BYTES) {
+        throw badRequest(`${join(dirname(file), path)} (${size} bytes) would take the import past ${MAX_IMPORT_BYTES} bytes (128 MiB) read in all; it is not read, and nothing is imported.`);
+      }
+      const bytes = readLimited(real);
+      total += bytes.length;
+      read.set(real, bytes);
+      return bytes;
     },
   };
 }

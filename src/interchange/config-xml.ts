@@ -52,6 +52,8 @@ function safeDescriptorPath(path: string): boolean {
 
 class ConfigXmlReader {
   private descriptors = 0;
+  /** Descriptor files read so far (normalized path -> where config.xml first named it). */
+  private readonly named = new Map<string, Location>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -178,6 +180,14 @@ class ConfigXmlReader {
       return;
     }
     const label = `${this.folderLabel}${path}`;
+    // Each descriptor is read once: a file named again is refused before it is read again.
+    const key = path.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.').join('/');
+    const first = this.named.get(key);
+    if (first) {
+      this.asm.refuse(loc, `the descriptor file ${label} is named again (first at ${first.file} line ${first.line}); each descriptor file belongs to one resource and is read once.`);
+      return;
+    }
+    this.named.set(key, loc);
     const content = this.readDescriptor(path);
     if (content === undefined) {
       this.asm.warn(loc, `not imported: the descriptor file ${label} was not found, so '${prop.name}' of this ${owner.type.short} is missing.`);
