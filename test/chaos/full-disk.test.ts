@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { killRunning, runCli } from '../support/cli.js';
-import { type Answer, type ServedChild, editAndActivate, serveChild } from './support/serve-child.js';
+import { type Answer, SECOND_PASS, type ServedChild, editAndActivate, serveChild } from './support/serve-child.js';
 
 const root = mkdtempSync(join(tmpdir(), 'appserver-chaos-disk-'));
 const mnt = join(root, 'fs');
@@ -28,7 +28,7 @@ function mountSmall(): string | undefined {
   }
 }
 
-const skip = mountSmall();
+const skip = SECOND_PASS ?? mountSmall();
 
 /** Fills the file system: big writes, then ever smaller ones, until not a byte more fits. */
 function fill(file: string): void {

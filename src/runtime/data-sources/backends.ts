@@ -150,8 +150,6 @@ export class PostgresPool implements Backend {
   private readonly statement: string;
   /** When each connection being made was asked for (for the connection delay). */
   private readonly started = new WeakMap<pg.Client, number>();
-  /** Connections that carry a listener of their own for errors while reserved. */
-  private readonly guarded = new WeakSet<pg.PoolClient>();
 
   constructor(private readonly o: PostgresOptions) {
     const s = o.settings;
@@ -178,7 +176,11 @@ export class PostgresPool implements Backend {
     });
     // Without a listener, a connection failing while unused would end the process.
     this.pool.on('error', () => o.onBroken());
-    this.pool.on('connect', () => {
+    this.pool.on('connect', (client) => {
+      // The pool listens for errors of idle connections only: one lost while reserved (its
+      // database stopped, the connection ended by an administrator) would end the process. The
+      // statement running on it fails, and says so, instead.
+      client.on('error', () => undefined);
       this.counters.created++;
       this.highs();
     });
@@ -212,13 +214,6 @@ export class PostgresPool implements Backend {
     this.highs();
     try {
       const client = await pending;
-      // The pool listens for errors of idle connections only: one lost while reserved (its
-      // database stopped, the connection ended by an administrator) would end the process. The
-      // statement running on it fails, and says so, instead.
-      if (!this.guarded.has(client)) {
-        this.guarded.add(client);
-        client.on('error', () => undefined);
-      }
       const waited = Date.now() - asked;
       if (mustWait) {
         c.waitingSuccess++;

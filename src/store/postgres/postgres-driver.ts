@@ -90,6 +90,10 @@ export class PostgresDriver implements SqlDriver {
       const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
       // A broken idle connection must not take the server down; the next statement makes a new one.
       pool.on('error', () => undefined);
+      // Nor one lost between two owners: the pool drops its own listener when it hands a connection
+      // out, and the database's notice that it ended the connection can arrive in the same read as
+      // the answer that freed it, before the new owner has added its listener.
+      pool.on('connect', (c) => c.on('error', () => undefined));
       return pool;
     });
     return this.pooled;

@@ -4,6 +4,14 @@
 import { type CliRun, runCli } from '../../support/cli.js';
 import { ADMIN, adminAuth } from '../../support/server.js';
 
+/**
+ * The chaos tests start their own PostgreSQL server and force SQLite where they need it, so they do
+ * the same in both of CI's passes: they run in the pass without APPSERVER_TEST_PG only.
+ */
+export const SECOND_PASS = process.env.APPSERVER_TEST_PG
+  ? 'runs once, in the pass without APPSERVER_TEST_PG (it makes the store it needs itself)'
+  : undefined;
+
 export interface Answer {
   /** 0 when no HTTP answer came (connection refused or reset). */
   status: number;
