@@ -60,7 +60,10 @@ program
   .option('--control', 'serve the control interface for tests at /management/appserver-control: faults, clock, snapshots, request journal (also APPSERVER_CONTROL=1)')
   .option('--heap-growth <percent>', 'how far the memory heap may grow past what the last full collection kept, in percent from 0 to 300 (0: the JavaScript engine chooses)', parseHeapGrowth, DEFAULT_HEAP_GROWTH_PERCENT)
   .option('--stop-timeout <seconds>', 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut (0 to 3600; a second signal stops at once)', parseStopTimeout, DEFAULT_STOP_TIMEOUT_SECONDS)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; stopTimeout: number }) => {
+  .option('--max-edit-sessions <n>', 'named edit sessions the domain may have, from 1 to 10000', (v) => wholeNumber('--max-edit-sessions', v, 1, 10_000), 100)
+  .option('--max-edit-sessions-per-user <n>', 'named edit sessions one user may have created, from 1 to 10000', (v) => wholeNumber('--max-edit-sessions-per-user', v, 1, 10_000), 10)
+  .option('--edit-session-idle <hours>', 'a named edit session unused (not changed, locked or activated) for this many hours is discarded with its lock and changes, from 1 to 8760', (v) => wholeNumber('--edit-session-idle', v, 1, 8760), 24)
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; maxEditSessions: number; maxEditSessionsPerUser: number; editSessionIdle: number; stopTimeout: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -92,6 +95,7 @@ program
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
       ...(opts.control ? { control: true } : {}),
+      sessionLimits: { total: opts.maxEditSessions, perUser: opts.maxEditSessionsPerUser, idleMs: opts.editSessionIdle * 3_600_000 },
     });
     if (stopAsked) await stop();
   });

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { catalogWithOperations } from '../operations/catalog.js';
 import { openDomain } from '../domain/bootstrap.js';
+import type { SessionLimits } from '../config/config-service.js';
 import type { Domain } from '../domain/domain.js';
 import type { DomainSize } from '../domain/generate.js';
 import type { Secrets } from '../config/secrets.js';
@@ -78,6 +79,8 @@ export interface ServerOptions {
   watch?: ApiDependencies['watch'];
   /** Bounds of the read cache (default: 64 MiB in all, 8 MiB per answer; `maxBytes: 0` keeps nothing). */
   readCache?: ApiDependencies['readCache'];
+  /** Caps and idle expiry of named edit sessions (`--max-edit-sessions`, `--max-edit-sessions-per-user`, `--edit-session-idle`). */
+  sessionLimits?: Partial<SessionLimits>;
   /**
    * Whether running managed servers listen on their own ports (default true). Tests turn this off
    * unless they give a port offset, so that test runs do not fight over the ports 7003, 7005...
@@ -214,6 +217,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(scheduler ? { scheduler } : {}),
     ...(opts.timings ? { timings: opts.timings } : {}),
     ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
+    ...(opts.sessionLimits ? { sessionLimits: opts.sessionLimits } : {}),
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();

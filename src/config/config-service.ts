@@ -1,6 +1,6 @@
 // Configuration editing: edit sessions and their locks, writes through the catalog's rules, and
 // activation that applies a session's changes in one store transaction, then in memory.
-import { Problem, badRequest, forbidden, invalid, isStoreFailure, notFound, unavailable } from '../core/problems.js';
+import { Problem, badRequest, forbidden, invalid, isStoreFailure, notFound, tooMany, unavailable } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
@@ -90,13 +90,28 @@ export const MAX_LOCK_WAIT_MS = 30_000;
 const MAX_WAITS_PER_USER = 4;
 const MAX_WAITS = 100;
 
+/** Bounds of the named edit sessions (`serve --max-edit-sessions`, `--max-edit-sessions-per-user`, `--edit-session-idle`). */
+export interface SessionLimits {
+  /** Named sessions one user may have created (and not destroyed). */
+  perUser: number;
+  /** Named sessions of the domain (every partition's included). */
+  total: number;
+  /** A named session nobody changed, locked or activated for this long is discarded (ms). */
+  idleMs: number;
+}
+
+const HOUR = 3_600_000;
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { perUser: 10, total: 100, idleMs: 24 * HOUR };
+/** How often idle sessions are looked for, at most. */
+const IDLE_SWEEP_MS = 10 * 60_000;
+
 /** A change of an edit lock the server made by itself (for the audit trail). */
 export interface LockEvent {
   session: string;
   /** The user whose lock it was. */
   holder: string;
-  /** 'lapsed': its timeOut ran out; 'released': its holder was removed. */
-  event: 'lapsed' | 'released';
+  /** 'lapsed': its timeOut ran out; 'released': its holder was removed; 'expired': the whole named session was idle too long and is gone. */
+  event: 'lapsed' | 'released' | 'expired';
   /** Unactivated changes dropped with it. */
   dropped: number;
 }
@@ -131,6 +146,10 @@ export class ConfigService {
   records: ActivationRecord[] = [];
   /** Told when an operation that may have changed the configuration or a session ended (or failed). */
   onChanged: () => void = () => {};
+  /** Caps and idle expiry of named edit sessions. */
+  sessionLimits: SessionLimits = DEFAULT_SESSION_LIMITS;
+  /** When this server read the sessions (the last use of those stored without one). */
+  private loadedAt = 0;
 
   private constructor(
     private readonly catalog: Catalog,
@@ -164,6 +183,7 @@ export class ConfigService {
 
   /** (Re)reads every edit session from the store. */
   private async loadSessions(): Promise<void> {
+    if (this.loadedAt === 0) this.loadedAt = this.now();
     // Read first, then swap: readers do not take the mutex, and must never see the sessions gone.
     this.takeSessions(await this.store.sessions());
   }
@@ -217,8 +237,9 @@ export class ConfigService {
     return session;
   }
 
-  /** Writes a session only if no other server changed it since it was read. */
+  /** Writes a session only if no other server changed it since it was read; a save is a use (idle expiry). */
   private async saveSession(s: EditSession): Promise<void> {
+    s.info.touched = this.now();
     const row = stored(s);
     let rev: number;
     try {
@@ -369,7 +390,17 @@ export class ConfigService {
     return this.exclusive(async () => {
       const problem = nameProblem(name);
       if (problem) throw badRequest(`The edit session name ${problem}.`, 'name');
+      await this.expireIdleLocked();
       if (this.sessions.has(name)) throw badRequest(`The edit session '${name}' already exists.`, 'name');
+      const named = [...this.sessions.values()].filter((x) => x.info.name !== DEFAULT_SESSION);
+      const { perUser, total } = this.sessionLimits;
+      const mine = named.filter((x) => x.info.creator === creator).length;
+      if (mine >= perUser) {
+        throw tooMany(`User '${creator}' has ${mine} named edit sessions, the most one user may have (the per-user cap, --max-edit-sessions-per-user ${perUser}); destroy one first, or wait until an unused one expires.`, 60);
+      }
+      if (named.length >= total) {
+        throw tooMany(`The domain has ${named.length} named edit sessions, the most it may have (the total cap, --max-edit-sessions ${total}); destroy one first, or wait until an unused one expires.`, 60);
+      }
       const info: SessionInfo = { name, partition, creator, description, owner: null, baseVersion: this.version };
       const s = this.newSession(info);
       this.revs.set(name, 0);
@@ -393,6 +424,57 @@ export class ConfigService {
       this.sessionsChanged();
       this.wake();
     });
+  }
+
+  // ---- idle named sessions ----
+
+  /** When a session was last used: saved, or (written before this was recorded) when this server read it. */
+  private lastUse(s: EditSession): number {
+    return s.info.touched ?? this.loadedAt;
+  }
+
+  /** Discards the named sessions idle for longer than the limit, releasing their locks. Inside `exclusive`. */
+  private async expireIdleLocked(): Promise<void> {
+    const before = this.now() - this.sessionLimits.idleMs;
+    for (const s of [...this.sessions.values()]) {
+      if (s.info.name === DEFAULT_SESSION || this.lastUse(s) > before) continue;
+      const { name, owner } = s.info;
+      const dropped = s.changes.size;
+      await this.store.deleteSession(name);
+      this.sessions.delete(name);
+      this.saved.delete(name);
+      this.revs.delete(name);
+      this.sessionsChanged();
+      this.wake();
+      await this.onLockEvent({ session: name, holder: owner ?? '', event: 'expired', dropped });
+    }
+  }
+
+  /** Discards idle named sessions now (when there are any). */
+  async expireIdle(): Promise<void> {
+    const before = this.now() - this.sessionLimits.idleMs;
+    if (![...this.sessions.values()].some((s) => s.info.name !== DEFAULT_SESSION && this.lastUse(s) <= before)) return;
+    await this.exclusive(() => this.expireIdleLocked());
+  }
+
+  /** Looks for idle named sessions from now on, every ten minutes (or the idle limit, when shorter). */
+  startIdleExpiry(onError: (err: unknown) => void = () => {}): { stop(): void } {
+    let timer: { cancel(): void } | undefined;
+    let stopped = false;
+    const next = () => {
+      if (stopped) return;
+      timer = this.scheduler.after(Math.max(1000, Math.min(IDLE_SWEEP_MS, this.sessionLimits.idleMs)), () => {
+        next();
+        this.expireIdle().catch(onError);
+      });
+    };
+    next();
+    return {
+      stop: () => {
+        stopped = true;
+        timer?.cancel();
+      },
+    };
   }
 
   // ---- the change manager ----

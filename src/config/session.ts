@@ -24,6 +24,8 @@ export interface SessionInfo {
   lockExpires?: number | null;
   /** Configuration version the changes were made against. */
   baseVersion: number;
+  /** When the session was last saved (created, changed, locked, released, activated): epoch ms of the server's clock. */
+  touched?: number;
 }
 
 export const DEFAULT_SESSION = 'default';

@@ -5,7 +5,7 @@ import { ApplicationArchives } from '../runtime/archives/applications.js';
 import { standardBehaviours } from '../behaviour/index.js';
 import type { Catalog } from '../catalog/load.js';
 import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS, UNRECORDED_PRODUCT_VERSION, isProductVersion } from '../catalog/versions.js';
-import { ConfigService } from '../config/config-service.js';
+import { ConfigService, DEFAULT_SESSION_LIMITS, type SessionLimits } from '../config/config-service.js';
 import { type GivenKey, type SecretKeySource, settleSecretKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
 import { Topology } from '../config/topology.js';
@@ -49,6 +49,8 @@ export interface DomainOptions {
   /** Where activations and lifecycle changes are logged (default: nowhere). */
   log?: Log;
   timings?: Partial<LifecycleTimings>;
+  /** Caps and idle expiry of named edit sessions (defaults: DEFAULT_SESSION_LIMITS). */
+  sessionLimits?: Partial<SessionLimits>;
   /** The folder deployed archives are read from to show their modules (the data directory); none: none is read. */
   archiveDir?: string;
   /** Added to every managed server's ports (`serve --port-offset`). */
@@ -190,6 +192,7 @@ async function load(catalogs: (productVersion: string) => Catalog, store: Store,
   }
   const behaviours = standardBehaviours(catalog);
   const configService = await ConfigService.load(catalog, behaviours, store, config, secrets, scheduler);
+  configService.sessionLimits = { ...DEFAULT_SESSION_LIMITS, ...opts.sessionLimits };
   const runtime = new RuntimeEngine(catalog, behaviours, new Topology(config), state, () => scheduler.now(), opts.portOffset ?? 0, new ApplicationArchives(opts.archiveDir));
   // Data sources open their pools once the process serves (openManagement); passwords open here.
   runtime.dataSources.configure({ openSecret: (sealed) => secrets.open(sealed), scheduler, log: opts.log ?? SILENT_LOG });

@@ -125,16 +125,34 @@ export class Domain implements DomainParts {
     };
     // A removed user's edit locks are released; locks the server releases by itself are audited.
     security.onUserRemoved = (name) => configService.releaseLocksOf(name);
-    configService.onLockEvent = (e) =>
-      security.audit.record({
+    configService.onLockEvent = (e) => {
+      const dropped = `${e.dropped} unactivated change${e.dropped === 1 ? '' : 's'} dropped.`;
+      if (e.event === 'expired') {
+        const minutes = Math.round(configService.sessionLimits.idleMs / 60_000);
+        return security.audit.record({
+          user: null,
+          address: '',
+          action: 'editSessionExpired',
+          bean: 'domainRuntime/editSessionConfigurationManager',
+          outcome: 'success',
+          detail: `The named edit session '${e.session}' was unused for ${minutes} minute${minutes === 1 ? '' : 's'} and is discarded${e.holder ? `, with the edit lock of '${e.holder}'` : ''}; ${dropped}`,
+        });
+      }
+      return security.audit.record({
         user: null,
         address: '',
         action: e.event === 'lapsed' ? 'editLockLapsed' : 'editLockReleased',
         bean: 'edit/changeManager',
         outcome: 'success',
-        detail: `${e.event === 'lapsed' ? 'The edit lock' : 'The edit lock of the removed user'} '${e.holder}' on the edit session '${e.session}' ${e.event === 'lapsed' ? 'lapsed' : 'was released'}; ${e.dropped} unactivated change${e.dropped === 1 ? '' : 's'} dropped.`,
+        detail: `${e.event === 'lapsed' ? 'The edit lock' : 'The edit lock of the removed user'} '${e.holder}' on the edit session '${e.session}' ${e.event === 'lapsed' ? 'lapsed' : 'was released'}; ${dropped}`,
       });
+    };
+    // Named sessions nobody uses are discarded (their locks released).
+    this.idleExpiry = configService.startIdleExpiry((err) => log.error({ err }, 'idle edit sessions not expired'));
   }
+
+  /** The look for idle named edit sessions, stopped when the domain closes. */
+  private idleExpiry: { stop(): void } | undefined;
 
   /**
    * Every part that changes state tells `changes` right after it did (the clock's callbacks tell it
@@ -274,6 +292,7 @@ export class Domain implements DomainParts {
   }
 
   async close(): Promise<void> {
+    this.idleExpiry?.stop();
     // Every connection to a data source's database closes with the domain.
     await this.runtime.dataSources.closeAll();
     await this.persistence.flush();

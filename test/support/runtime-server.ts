@@ -105,6 +105,8 @@ export interface RuntimeServerOptions {
   secretKey?: string;
   /** How often servers sharing a store look for listeners to take over (ms). */
   leaseCheckMs?: number;
+  /** Caps and idle expiry of named edit sessions. */
+  sessionLimits?: ServerOptions['sessionLimits'];
 }
 
 /**
@@ -143,6 +145,7 @@ export async function startRuntimeServer(
     ...(options.portOffset !== undefined ? { portOffset: options.portOffset, listeners: true } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.leaseCheckMs !== undefined ? { leaseCheckMs: options.leaseCheckMs } : {}),
+    ...(options.sessionLimits !== undefined ? { sessionLimits: options.sessionLimits } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const self: RuntimeServer = {
