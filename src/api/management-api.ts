@@ -139,6 +139,17 @@ export class ManagementApi {
     return new ManagementApi(this.parts, server);
   }
 
+  /**
+   * True when a read of `at` asks the running managed servers (the federated
+   * `domainRuntime/serverRuntimes` of the administration server) and one of them runs: the product
+   * then requires `X-Requested-By` on the read too, as its fan-out is a request of its own.
+   */
+  fansOut(at: Address): boolean {
+    if (this.answering !== undefined || at.api !== 'appserver' || at.rest.length !== 2 || at.rest[0] !== 'domainRuntime' || at.rest[1] !== 'serverRuntimes') return false;
+    const runtime = this.parts.domain.runtime;
+    return runtime.runningServers().some((name) => name !== runtime.adminServerName && runtime.serverState(name) === 'RUNNING');
+  }
+
   /** The server answering through this interface. */
   get server(): string {
     return this.answering ?? this.parts.domain.runtime.adminServerName;

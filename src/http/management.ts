@@ -8,6 +8,7 @@ import type { Answer, Caller, View } from '../api/caller.js';
 import type { Conditions } from '../core/preconditions.js';
 import type { Admission, ManagementApi } from '../api/management-api.js';
 import type { Uploads } from './deploy-requests.js';
+import { badRequest } from '../core/problems.js';
 import { originOf } from './origin.js';
 import { StreamedJson } from '../render/streamed.js';
 import { sendJson, sendText } from './send.js';
@@ -26,6 +27,11 @@ export class ManagementRoutes {
   ) {}
 
   async handle(request: FastifyRequest, reply: FastifyReply, at: Address): Promise<FastifyReply> {
+    // (A browser's page is this server's own, not the product's protocol: it is shown.)
+    if ((request.method === 'GET' || request.method === 'HEAD') && !request.wantsHtml && !hasRequestedBy(request) && this.api.fansOut(at)) {
+      // The product's answer (its fan-out to the managed servers is refused by their CSRF check).
+      throw badRequest("Bad Request: reading domainRuntime/serverRuntimes while a managed server runs asks each running server, which needs the header 'X-Requested-By' (any non-empty value, for example 'X-Requested-By: MyClient').");
+    }
     const caller = callerOf(request, reply);
     // Searches and collection reads come printed item by item; a browser's page is made of a small one only.
     const stream = request.method === 'GET' || request.method === 'POST';
@@ -92,6 +98,11 @@ export function tooLargeHeaders(reply: FastifyReply): void {
 function skipsLinks(request: FastifyRequest): boolean {
   const skip = request.headers['x-skip-resource-links'];
   return typeof skip === 'string' && skip.trim().toLowerCase() === 'true' && !Object.hasOwn(request.query as Record<string, unknown>, 'links');
+}
+
+function hasRequestedBy(request: FastifyRequest): boolean {
+  const value = request.headers['x-requested-by'];
+  return typeof value === 'string' && value.trim() !== '';
 }
 
 /** Not modified: the tag again, and no body. */

@@ -53,7 +53,8 @@ async function serveOnTerminal(args: string[]): Promise<{ text: () => string; ba
 }
 
 async function get(url: string, auth: string): Promise<any> {
-  const r = await fetch(url, { headers: { authorization: auth } });
+  // X-Requested-By: reading domainRuntime/serverRuntimes while managed servers run needs it (as the product's does).
+  const r = await fetch(url, { headers: { authorization: auth, 'x-requested-by': 'first-run' } });
   assert.equal(r.status, 200, `${url}: ${r.status}`);
   return r.json();
 }

@@ -35,7 +35,8 @@ const el = (tag, attrs = {}, ...children) => {
 async function call(method, url, body, headers = {}) {
   const response = await fetch(url, {
     method,
-    headers: method === 'GET' ? { Accept: 'application/json', ...headers } : { ...WRITE_HEADERS, ...headers },
+    // Reads carry X-Requested-By too: domainRuntime/serverRuntimes needs it while a managed server runs.
+    headers: method === 'GET' ? { Accept: 'application/json', 'X-Requested-By': WRITE_HEADERS['X-Requested-By'], ...headers } : { ...WRITE_HEADERS, ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'same-origin',
   });

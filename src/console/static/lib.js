@@ -39,13 +39,15 @@ export function problemText(status, body) {
 }
 
 /** The headers every call carries: this tab's credentials, and the request not to be challenged. */
-export function callHeaders(method = 'GET') {
+export function callHeaders(_method = 'GET') {
   return {
     Accept: 'application/json',
     // Asks the server not to challenge: a failed sign-in shows in the form, not in a browser dialog.
     'X-Requested-With': 'XMLHttpRequest',
     ...(credentials ? { Authorization: `Basic ${btoa(`${credentials.user}:${credentials.password}`)}` } : {}),
-    ...(method === 'GET' ? {} : { 'X-Requested-By': 'appserver-console' }),
+    // On reads too, as the product's console does: reading domainRuntime/serverRuntimes while a
+    // managed server runs needs it.
+    'X-Requested-By': 'appserver-console',
   };
 }
 
