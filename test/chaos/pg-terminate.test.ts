@@ -79,8 +79,14 @@ describe('PostgreSQL connections ended under a running server', { skip }, () => 
     t.diagnostic(`${ended} connections ended; ${acknowledged.length} edits acknowledged, ${failures.length} refused meanwhile`);
 
     // It goes on by itself: a write succeeds, and the listening connection is back.
-    const again = await editAndActivate(s, 'after-terminations');
-    assert.deepEqual(again.map((a) => a.status), [200, 201, 200], again.map((a) => a.text).join('\n'));
+    // (A connection ended in the last round may still be met once: that write is a clear 503.)
+    let activated: Answer | undefined;
+    for (let i = 0; i < 6 && activated?.status !== 200; i++) {
+      const steps = [await s.post('edit/changeManager/startEdit', {}), await s.post('edit/servers', { name: 'after-terminations' })];
+      activated = await s.post('edit/changeManager/activate', {});
+      for (const a of [...steps, activated]) if (a.status >= 300 && a.status !== 400) assertStoreUnavailable(a, 'a write right after the terminations');
+    }
+    assert.equal(activated?.status, 200, activated?.text);
     let listens = 0;
     for (let i = 0; i < 100 && listens !== 1; i++) {
       listens = await listening(url);
