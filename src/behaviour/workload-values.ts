@@ -1,5 +1,5 @@
 // Runtime figures of the beans of a running server that the workload model computes at read time
-// (JVM, thread pool, channels, web modules and servlets, EJBs, work managers, persistent stores,
+// (JVM, thread pool, execute queues, channels, web modules and servlets, EJBs, work managers, persistent stores,
 // transactions). Each type says which figures it shows and where its names sit in its identity; the
 // model behind `WorkloadFigures` lives in the runtime, so this module stays below it.
 import { type BeanView, itemName } from './bean.js';
@@ -13,6 +13,8 @@ export interface WorkloadFigures {
   server(server: string): Figures;
   jvm(server: string): Figures;
   threadPool(server: string): Figures;
+  /** An execute queue of the server (its socket muxer's). */
+  executeQueue(server: string, queue: string): Figures;
   channel(server: string, channel: string): Figures;
   webModule(server: string, app: string, component: string): Figures;
   servlet(server: string, app: string, component: string, servlet: string): Figures;
@@ -67,6 +69,7 @@ export function registerWorkloadValues(registry: BehaviourRegistry): void {
   figures('ServerRuntimeMBean', ['openSocketsCurrentCount', 'healthState', 'overallHealthState'], (m, bean, server) => (bean.key === '' ? m.server(server) : undefined));
   figures('JVMRuntimeMBean', JVM, (m, _bean, server) => m.jvm(server));
   figures('ThreadPoolRuntimeMBean', THREAD_POOL, (m, _bean, server) => m.threadPool(server));
+  figures('ExecuteQueueRuntimeMBean', ['executeThreadTotalCount', 'executeThreadCurrentIdleCount', 'pendingRequestCurrentCount', 'pendingRequestOldestTime', 'servicedRequestTotalCount'], (m, bean, server) => m.executeQueue(server, itemName(bean)));
   figures('ServerChannelRuntimeMBean', ['acceptCount', 'connectionsCount', 'messagesReceivedCount', 'messagesSentCount', 'bytesReceivedCount', 'bytesSentCount'], (m, bean, server) => m.channel(server, itemName(bean)));
   figures('WebAppComponentRuntimeMBean', ['openSessionsCurrentCount', 'openSessionsHighCount', 'sessionsOpenedTotalCount'], (m, bean, server) => {
     const app = nameAfter(bean, 'applicationRuntimes');

@@ -13,7 +13,7 @@ import { BeanTree } from '../tree/records.js';
 import { childKey, keyOfIdentity } from '../core/identity.js';
 import { type BeanRef, TreeBuilder } from '../tree/builder.js';
 import { ApplicationArchives } from './archives/applications.js';
-import { type ServerFacts, DEFAULT_HEAP_MIB, WorkloadModel, heapFromArguments } from './figures.js';
+import { type ServerFacts, DEFAULT_HEAP_MIB, MUXER_QUEUE, WorkloadModel, heapFromArguments } from './figures.js';
 import { Messaging, pauseKey } from './messaging.js';
 import { channelBeans, moduleBeans, servedChannelOf, storeBeans } from './workload-beans.js';
 import { ServerTrees } from './server-trees.js';
@@ -796,6 +796,8 @@ export class RuntimeEngine implements RuntimeFigures {
       restartRequired: this.state.restartRequired.has(server.name),
     });
     b.singleton(root, 'threadPoolRuntime', { healthState: okHealth('threadpool') });
+    // The self-tuning pool replaces the execute queues: only the socket muxer's is left to show.
+    b.item(root, 'executeQueueRuntimes', MUXER_QUEUE);
     channelBeans(b, root, t, server, { host, port: plain?.port, sslPort: ssl?.port, adminPort: administration?.port, offset: this.portOffset });
     b.item(root, 'workManagerRuntimes', 'default', { healthState: okHealth('workmanager') });
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});

@@ -13,6 +13,7 @@ import {
   ejbPool,
   ejbTransactions,
   jvm,
+  muxerQueue,
   persistentStore,
   servlet,
   sessions,
@@ -50,6 +51,9 @@ const JAVA = { javaVersion: '1.8.0_402', javaVendor: 'OpenJDK', javaVMVendor: 'O
 const OS = { name: os.type(), version: os.release() };
 
 export const DEFAULT_HEAP_MIB = 512;
+
+/** The execute queue every running server shows: its socket muxer's (the pool has none of its own). */
+export const MUXER_QUEUE = 'appserver.socket.Muxer';
 
 /** `-Xmx` of a server's start arguments, in MiB (undefined when absent or unreadable). */
 export function heapFromArguments(args: unknown): number | undefined {
@@ -178,6 +182,12 @@ export class WorkloadModel implements WorkloadFigures {
     if (t === undefined) return undefined;
     const pool = threadPool(server, t, this.served(server));
     return { ...pool, healthState: pool.healthState === 'ok' ? okHealth('threadpool') : this.poolHealth(server, pool.hoggingThreadCount), suspended: false };
+  }
+
+  executeQueue(server: string, name: string): Record<string, unknown> | undefined {
+    const t = this.elapsed(server);
+    if (t === undefined || name !== MUXER_QUEUE) return undefined;
+    return { ...muxerQueue(server, t, this.served(server)) };
   }
 
   channel(server: string, name: string): Record<string, unknown> | undefined {

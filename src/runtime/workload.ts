@@ -2,7 +2,9 @@
 // pure function of a seed (the server, and the bean it belongs to), the time the server has been
 // running, and the real requests it served, so figures move with the injectable clock and tests
 // stay exact. Counters only grow: each is the integral of a rate that never drops below half its
-// base. Gauges stay within their bounds: each is a smooth wave between them.
+// base. Gauges stay within their bounds: each is a smooth wave between them. A total that counts
+// what a gauge holds (sessions opened, connections accepted) starts from the gauge's high-water
+// mark, so it is never below the gauge; docs/compatibility.md lists the invariants.
 
 /** A number in [0, 1) derived from the texts (FNV-1a, then a mixing step). */
 export function unit(...parts: string[]): number {
@@ -219,6 +221,34 @@ export function threadPool(seed: string, elapsedMs: number, served: Served = NOT
   };
 }
 
+export interface ExecuteQueueFigures {
+  executeThreadTotalCount: number;
+  executeThreadCurrentIdleCount: number;
+  pendingRequestCurrentCount: number;
+  pendingRequestOldestTime: number;
+  servicedRequestTotalCount: number;
+}
+
+/** Socket reader threads of a server's muxer queue. */
+export const MUXER_THREADS = 4;
+
+/**
+ * The socket muxer's queue, the one execute queue a server running the self-tuning pool shows: a
+ * fixed set of reader threads that read every request off the sockets before the pool runs it.
+ */
+export function muxerQueue(seed: string, elapsedMs: number, served: Served = NOTHING_SERVED): ExecuteQueueFigures {
+  const s = `${seed}/muxer`;
+  const busy = Math.round(gauge(s, 'busy', 0, 2, elapsedMs));
+  return {
+    executeThreadTotalCount: MUXER_THREADS,
+    executeThreadCurrentIdleCount: MUXER_THREADS - busy,
+    // Readers hand each request on at once: nothing waits in this queue.
+    pendingRequestCurrentCount: 0,
+    pendingRequestOldestTime: 0,
+    servicedRequestTotalCount: counter(s, 'reads', 20, elapsedMs) + served.requests,
+  };
+}
+
 export interface ChannelFigures {
   acceptCount: number;
   connectionsCount: number;
@@ -233,7 +263,8 @@ export function channel(seed: string, name: string, elapsedMs: number, served: S
   const s = `${seed}/${name}`;
   const messages = counter(s, 'messages', 15, elapsedMs) + served.requests;
   return {
-    acceptCount: counter(s, 'accepts', 0.5, elapsedMs) + (served.requests > 0 ? 1 : 0),
+    // Every connection open now was accepted: the accepts start from the connections' high.
+    acceptCount: Math.round(gaugeHigh(s, 'connections', 1, 20, elapsedMs)) + counter(s, 'accepts', 0.5, elapsedMs) + (served.requests > 0 ? 1 : 0),
     connectionsCount: Math.round(gauge(s, 'connections', 1, 20, elapsedMs)),
     messagesReceivedCount: messages,
     messagesSentCount: messages,
@@ -277,7 +308,8 @@ export function sessions(seed: string, elapsedMs: number): SessionFigures {
   return {
     openSessionsCurrentCount: Math.round(gauge(seed, 'sessions', 0, 40, elapsedMs)),
     openSessionsHighCount: Math.round(gaugeHigh(seed, 'sessions', 0, 40, elapsedMs)),
-    sessionsOpenedTotalCount: Math.round(gauge(seed, 'sessions', 0, 40, 0)) + counter(seed, 'sessionsOpened', 0.3, elapsedMs),
+    // Every session open now was opened since the start, and at least the most open at once were.
+    sessionsOpenedTotalCount: Math.round(gaugeHigh(seed, 'sessions', 0, 40, elapsedMs)) + counter(seed, 'sessionsOpened', 0.3, elapsedMs),
   };
 }
 
@@ -320,7 +352,8 @@ export interface DestinationFigures {
 export function destination(seed: string, name: string, activeMs: number, elapsedMs: number): DestinationFigures {
   const s = `${seed}/${name}`;
   const received = counter(s, 'received', 1 + pick(s, 'rate') * 5, activeMs);
-  const current = Math.round(gauge(s, 'backlog', 0, 50, elapsedMs));
+  // Messages held now were received since the start (none while insertion was paused throughout).
+  const current = Math.min(received, Math.round(gauge(s, 'backlog', 0, 50, elapsedMs)));
   const size = 512 + Math.round(pick(s, 'size') * 2048);
   const consumers = Math.round(gauge(s, 'consumers', 1, 4, elapsedMs));
   return {
@@ -347,19 +380,37 @@ export interface StoreFigures {
   physicalWriteCount: number;
 }
 
-/** A persistent store: records written and read by the messaging and transaction services. */
+/** Records a store keeps however much is deleted (the services' own bookkeeping). */
+const STORE_FLOOR = 5;
+
+/**
+ * A persistent store: records written and read by the messaging and transaction services. It
+ * opens with the records it held when the server stopped (`initialObjects`); a record is deleted
+ * only after it was there, so the objects held are always the initial ones plus those created
+ * minus those deleted, and deletes never exceed creates plus the initial count.
+ */
 export function persistentStore(seed: string, name: string, elapsedMs: number): StoreFigures {
   const s = `${seed}/${name}`;
+  const initial = initialObjects(seed, name);
   const created = counter(s, 'create', 3, elapsedMs);
-  const objects = Math.min(created, Math.round(gauge(s, 'objects', 10, 200, elapsedMs)));
+  // Deletes follow their own rate but never take the store below its floor: the smaller of two
+  // counts that only grow, so it only grows too.
+  const deleted = Math.max(0, Math.min(counter(s, 'delete', 3, elapsedMs), initial + created - STORE_FLOOR));
+  const writes = created + deleted;
   return {
-    objectCount: objects,
+    objectCount: initial + created - deleted,
     createCount: created,
     readCount: counter(s, 'read', 1, elapsedMs),
     updateCount: counter(s, 'update', 0.5, elapsedMs),
-    deleteCount: counter(s, 'delete', 2.9, elapsedMs),
-    physicalWriteCount: counter(s, 'writes', 2, elapsedMs),
+    deleteCount: deleted,
+    // Creates and deletes are batched into fewer physical writes.
+    physicalWriteCount: Math.floor(writes * (0.4 + 0.3 * pick(s, 'batching'))),
   };
+}
+
+/** The records a store holds when its server starts (between 10 and 200). */
+export function initialObjects(seed: string, name: string): number {
+  return 10 + Math.round(pick(`${seed}/${name}`, 'initialObjects') * 190);
 }
 
 export interface DataSourceFigures {
@@ -392,7 +443,8 @@ export function dataSource(seed: string, name: string, elapsedMs: number, initia
     currCapacityHighCount: Math.max(capacity, Math.round(gaugeHigh(s, 'capacity', initial, max, elapsedMs))),
     numAvailable: capacity - active,
     numUnavailable: active,
-    connectionsTotalCount: initial + counter(s, 'opened', 0.01, elapsedMs),
+    // Every connection in the pool now was opened: the total starts from the capacity's high.
+    connectionsTotalCount: Math.max(initial, Math.round(gaugeHigh(s, 'capacity', initial, max, elapsedMs))) + counter(s, 'opened', 0.01, elapsedMs),
     reserveRequestCount: counter(s, 'reserve', 5, elapsedMs),
     failedReserveRequestCount: 0,
     waitingForConnectionCurrentCount: 0,
@@ -500,9 +552,11 @@ export interface EjbPoolFigures {
 /** The pool of an EJB's instances: instances in use within those pooled. */
 export function ejbPool(seed: string, elapsedMs: number): EjbPoolFigures {
   const pooled = 1 + Math.round(gauge(seed, 'pooled', 0, 15, elapsedMs));
+  const accesses = counter(seed, 'access', 0.5 + pick(seed, 'rate') * 3, elapsedMs);
   return {
-    accessTotalCount: counter(seed, 'access', 0.5 + pick(seed, 'rate') * 3, elapsedMs),
-    beansInUseCurrentCount: Math.min(pooled, Math.round(gauge(seed, 'inUse', 0, 5, elapsedMs))),
+    accessTotalCount: accesses,
+    // A bean in use now was accessed: never more in use than accesses so far.
+    beansInUseCurrentCount: Math.min(pooled, accesses, Math.round(gauge(seed, 'inUse', 0, 5, elapsedMs))),
     pooledBeansCurrentCount: pooled,
     missTotalCount: counter(seed, 'miss', 0.01, elapsedMs),
     destroyedTotalCount: counter(seed, 'destroyed', 0.002, elapsedMs),
