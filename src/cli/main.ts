@@ -13,6 +13,7 @@ import type { Finding } from '../interchange/findings.js';
 import { parsePortOffset } from '../runtime/endpoints.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT, limitHeapGrowth, parseHeapGrowth } from './heap.js';
 import { STORE_ENV, chooseStore, hideStorePassword } from './store-url.js';
+import { DEFAULT_AUDIT_RETENTION_MS } from '../security/audit.js';
 
 const STORE_PASSWORD_FILE_HELP = "file whose first line is the PostgreSQL store's password (keeps it out of the process list; so do PGPASSWORD and " + STORE_ENV + ')';
 
@@ -62,8 +63,9 @@ program
   .option('--stop-timeout <seconds>', 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut (0 to 3600; a second signal stops at once)', parseStopTimeout, DEFAULT_STOP_TIMEOUT_SECONDS)
   .option('--max-edit-sessions <n>', 'named edit sessions the domain may have, from 1 to 10000', (v) => wholeNumber('--max-edit-sessions', v, 1, 10_000), 100)
   .option('--max-edit-sessions-per-user <n>', 'named edit sessions one user may have created, from 1 to 10000', (v) => wholeNumber('--max-edit-sessions-per-user', v, 1, 10_000), 10)
+  .option('--audit-retention <duration>', 'how long audit records are kept: a number with d, h, m or s (days, hours, minutes, seconds), up to 36500d; 0 keeps them for ever (default: 90d)', parseRetention)
   .option('--edit-session-idle <hours>', 'a named edit session unused (not changed, locked or activated) for this many hours is discarded with its lock and changes, from 1 to 8760', (v) => wholeNumber('--edit-session-idle', v, 1, 8760), 24)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; maxEditSessions: number; maxEditSessionsPerUser: number; editSessionIdle: number; stopTimeout: number }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; maxEditSessions: number; maxEditSessionsPerUser: number; editSessionIdle: number; stopTimeout: number; auditRetention?: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -96,6 +98,7 @@ program
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
       ...(opts.control ? { control: true } : {}),
       sessionLimits: { total: opts.maxEditSessions, perUser: opts.maxEditSessionsPerUser, idleMs: opts.editSessionIdle * 3_600_000 },
+      auditRetentionMs: opts.auditRetention ?? DEFAULT_AUDIT_RETENTION_MS,
     });
     if (stopAsked) await stop();
   });
@@ -104,6 +107,16 @@ const printFindings = async (findings: Finding[]) => {
   const { formatFinding } = await import('../interchange/findings.js');
   for (const f of findings) process.stderr.write(`appserver-admin: ${formatFinding(f)}\n`);
 };
+
+const RETENTION_UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/** `--audit-retention`: 0, or a whole number of days, hours, minutes or seconds up to 100 years. */
+export function parseRetention(value: string): number {
+  const m = /^(\d{1,9})([dhms])?$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * (m[2] ? RETENTION_UNITS[m[2]]! : m[1] === '0' ? 0 : Number.NaN) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms > 36_500 * 86_400_000) throw new Error(`--audit-retention takes 0 or a number with d, h, m or s (90d, 12h, 30m), at most 36500d, not '${value.slice(0, 40)}'`);
+  return ms;
+}
 
 const oneOf = <T extends string>(option: string, values: readonly T[]) => (value: string): T => {
   if (!(values as readonly string[]).includes(value)) throw new Error(`${option} takes ${values.join(' or ')}, not '${value}'`);

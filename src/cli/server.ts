@@ -81,6 +81,8 @@ export interface ServerOptions {
   readCache?: ApiDependencies['readCache'];
   /** Caps and idle expiry of named edit sessions (`--max-edit-sessions`, `--max-edit-sessions-per-user`, `--edit-session-idle`). */
   sessionLimits?: Partial<SessionLimits>;
+  /** How long audit records are kept, in ms (`--audit-retention`; default 90 days; 0: for ever). */
+  auditRetentionMs?: number;
   /**
    * Whether running managed servers listen on their own ports (default true). Tests turn this off
    * unless they give a port offset, so that test runs do not fight over the ports 7003, 7005...
@@ -218,6 +220,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
     ...(opts.timings ? { timings: opts.timings } : {}),
     ...(opts.portOffset ? { portOffset: opts.portOffset } : {}),
     ...(opts.sessionLimits ? { sessionLimits: opts.sessionLimits } : {}),
+    ...(opts.auditRetentionMs !== undefined ? { auditRetentionMs: opts.auditRetentionMs } : {}),
   });
   // The data sources of the running servers reach their databases from now on.
   opened.domain.runtime.dataSources.start();

@@ -31,7 +31,7 @@ const TYPES: Readonly<Record<string, string>> = {
   WorkManager: 'Rules for scheduling work: request classes, thread constraints and capacity.',
   ChangeManager: 'The edit lock and the pending changes of an edit session: start an edit, then activate or cancel it.',
   Activation: 'A record of one activation: who activated what, when, and whether a restart is needed.',
-  AuditRecord: 'A record of one change or refused request made through the management interface.',
+  AuditRecord: 'A record of a change or refused request made through the management interface; identical ones within a minute are one record with their count.',
   DomainRuntime: "The domain's runtime: server lifecycles, deployments, tasks and every running server's own runtime tree.",
   ServerRuntime: "The runtime of one running server: its state, its JVM, threads, applications and resources.",
   ServerLifeCycleRuntime: 'Starts, suspends, resumes and shuts down one server, each action returning a task.',

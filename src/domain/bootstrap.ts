@@ -19,7 +19,7 @@ import { DEFAULT_TIMINGS, type LifecycleTimings, Lifecycles } from '../runtime/l
 import { RuntimePersistence } from '../runtime/persistence.js';
 import { type RuntimeState, emptyRuntimeState, entriesToState, settleInterrupted, stateToEntries } from '../runtime/state.js';
 import { TaskEngine } from '../runtime/tasks.js';
-import { AuditLog } from '../security/audit.js';
+import { AuditLog, DEFAULT_AUDIT_RETENTION_MS } from '../security/audit.js';
 import { Lockouts } from '../security/lockout.js';
 import { generatePassword } from '../security/passwords.js';
 import { SecurityService } from '../security/service.js';
@@ -51,6 +51,8 @@ export interface DomainOptions {
   timings?: Partial<LifecycleTimings>;
   /** Caps and idle expiry of named edit sessions (defaults: DEFAULT_SESSION_LIMITS). */
   sessionLimits?: Partial<SessionLimits>;
+  /** How long audit records are kept, in ms (default DEFAULT_AUDIT_RETENTION_MS; 0: for ever). */
+  auditRetentionMs?: number;
   /** The folder deployed archives are read from to show their modules (the data directory); none: none is read. */
   archiveDir?: string;
   /** Added to every managed server's ports (`serve --port-offset`). */
@@ -227,6 +229,9 @@ async function load(catalogs: (productVersion: string) => Catalog, store: Store,
   tasks.executor = instance;
   if (store.shared) tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
   await domain.coordinator.settle();
+  // Old audit records go now, then every so often.
+  security.audit.onPruneError = (err) => (opts.log ?? SILENT_LOG).error({ err }, 'old audit records not removed');
+  security.audit.startRetention(opts.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS);
   // What `reset` of the control interface returns to.
   if (created) await store.putSnapshot(INITIAL_SNAPSHOT, now(), JSON.stringify(await domain.captureRows()));
   return { domain, created, ...(generatedPassword ? { generatedPassword } : {}), ...(adminUser ? { adminUser } : {}) };

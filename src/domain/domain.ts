@@ -293,6 +293,8 @@ export class Domain implements DomainParts {
 
   async close(): Promise<void> {
     this.idleExpiry?.stop();
+    // Audit records asked for are stored before the store closes.
+    await this.security.audit.close();
     // Every connection to a data source's database closes with the domain.
     await this.runtime.dataSources.closeAll();
     await this.persistence.flush();

@@ -63,4 +63,16 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TABLE watch_events (id ${autoId(d)}, at BIGINT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL)`,
     ],
   },
+  {
+    version: 7,
+    sql: () => [
+      // Identical audit records within a minute fold into one: how many, and when the last came.
+      // Rows written before keep count 1 and their own time as the last.
+      'ALTER TABLE audit ADD COLUMN count BIGINT NOT NULL DEFAULT 1',
+      'ALTER TABLE audit ADD COLUMN last_at BIGINT',
+      'UPDATE audit SET last_at = at',
+      // Retention removes the oldest first.
+      'CREATE INDEX audit_last_at ON audit (last_at)',
+    ],
+  },
 ];

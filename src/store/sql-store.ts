@@ -8,7 +8,9 @@ import { storeUnavailable } from '../core/problems.js';
 import {
   type ActivationRecord,
   type ActivationWrite,
+  type AuditIncrement,
   type AuditRecord,
+  type AuditWrite,
   type BeanChanges,
   COMPONENTS,
   type DomainRows,
@@ -47,7 +49,11 @@ interface AuditRow {
   bean: string;
   outcome: string;
   detail: string;
+  count: number | string;
+  last_at: number | string | null;
 }
+
+const AUDIT_COLUMNS = 'SELECT id, at, username, address, action, bean, outcome, detail, count, last_at FROM audit';
 
 const NOTIFY_CHANNEL = 'appserver_changes';
 /** The notification payload of an append to the watch journal (the others name a component). */
@@ -434,31 +440,54 @@ export class SqlStore implements Store {
 
   // ---- the audit trail ----
 
-  async appendAudit(records: Omit<AuditRecord, 'id'>[]): Promise<number[]> {
-    const insert = 'INSERT INTO audit (at, username, address, action, bean, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?)';
+  async appendAudit(records: AuditWrite[], increments: AuditIncrement[] = []): Promise<number[]> {
+    const insert = 'INSERT INTO audit (at, username, address, action, bean, outcome, detail, count, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
     const sql = this.db.dialect === 'postgres' ? `${insert} RETURNING id` : insert;
     return this.db.transaction(async (tx) => {
+      for (const i of increments) {
+        await tx.run('UPDATE audit SET count = count + ?, last_at = CASE WHEN last_at IS NULL OR last_at < ? THEN ? ELSE last_at END WHERE id = ?', [i.count, i.lastTime, i.lastTime, i.id]);
+      }
       const ids: number[] = [];
-      for (const r of records) ids.push((await tx.run(sql, [r.time, r.user, r.address, r.action, r.bean, r.outcome, r.detail])).lastId ?? 0);
+      for (const r of records) {
+        const values = [r.time, r.user, r.address, r.action, r.bean, r.outcome, r.detail, r.count ?? 1, r.lastTime ?? r.time];
+        ids.push((await tx.run(sql, values)).lastId ?? 0);
+      }
       return ids;
     });
   }
 
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    // One bounded batch (the index on last_at finds them). Rows a restore put back have no last
+    // time (backups carry neither it nor the count): their first time counts.
+    const victims = 'SELECT id FROM audit WHERE last_at < ? OR (last_at IS NULL AND at < ?) LIMIT ?';
+    return this.db.transaction(async (tx) => (await tx.run(`DELETE FROM audit WHERE id IN (${victims})`, [before, before, limit])).changes);
+  }
+
   private auditRows(rows: AuditRow[]): AuditRecord[] {
-    return rows.map((r) => ({ id: Number(r.id), time: Number(r.at), user: r.username, address: r.address, action: r.action, bean: r.bean, outcome: r.outcome, detail: r.detail }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      time: Number(r.at),
+      user: r.username,
+      address: r.address,
+      action: r.action,
+      bean: r.bean,
+      outcome: r.outcome,
+      detail: r.detail,
+      count: Number(r.count),
+      lastTime: Number(r.last_at ?? r.at),
+    }));
   }
 
   async auditRecords(limit: number, before?: number): Promise<AuditRecord[]> {
-    const columns = 'SELECT id, at, username, address, action, bean, outcome, detail FROM audit';
     const rows =
       before === undefined
-        ? await this.db.all<AuditRow>(`${columns} ORDER BY id DESC LIMIT ?`, [limit])
-        : await this.db.all<AuditRow>(`${columns} WHERE id < ? ORDER BY id DESC LIMIT ?`, [before, limit]);
+        ? await this.db.all<AuditRow>(`${AUDIT_COLUMNS} ORDER BY id DESC LIMIT ?`, [limit])
+        : await this.db.all<AuditRow>(`${AUDIT_COLUMNS} WHERE id < ? ORDER BY id DESC LIMIT ?`, [before, limit]);
     return this.auditRows(rows);
   }
 
   async auditRecord(id: number): Promise<AuditRecord | undefined> {
-    return this.auditRows(await this.db.all<AuditRow>('SELECT id, at, username, address, action, bean, outcome, detail FROM audit WHERE id = ?', [id]))[0];
+    return this.auditRows(await this.db.all<AuditRow>(`${AUDIT_COLUMNS} WHERE id = ?`, [id]))[0];
   }
 
   // ---- failed logins and lockouts ----

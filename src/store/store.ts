@@ -82,6 +82,20 @@ export interface AuditRecord {
   bean: string;
   outcome: string;
   detail: string;
+  /** How many identical requests this record stands for (identical ones within a minute fold into one). */
+  count: number;
+  /** Epoch milliseconds of the last of them (`time` is the first). */
+  lastTime: number;
+}
+
+/** A record to store: `count` and `lastTime` default to one request at `time`. */
+export type AuditWrite = Omit<AuditRecord, 'id' | 'count' | 'lastTime'> & { count?: number; lastTime?: number };
+
+/** More requests folded into a stored audit record. */
+export interface AuditIncrement {
+  id: number;
+  count: number;
+  lastTime: number;
 }
 
 /** Failed logins of one user name or one client address, and its back-off. */
@@ -236,8 +250,13 @@ export interface Store {
   /** Writes a document if it is still at `expectedRev` (0: absent); returns the new revision. */
   putDocument(key: string, value: unknown, expectedRev: number): Promise<number>;
 
-  /** Appends entries to the audit trail in one transaction (entries are never changed or removed); returns their ids. */
-  appendAudit(records: Omit<AuditRecord, 'id'>[]): Promise<number[]>;
+  /**
+   * Appends entries to the audit trail and adds the increments to stored records (their count, and
+   * their last time moves on), in one transaction; returns the ids of the appended entries.
+   */
+  appendAudit(records: AuditWrite[], increments?: AuditIncrement[]): Promise<number[]>;
+  /** Removes at most `limit` audit entries whose last request came before `before`; returns how many. */
+  pruneAudit(before: number, limit: number): Promise<number>;
   /** Audit entries, newest first: the latest `limit`, or those before the id `before`. */
   auditRecords(limit: number, before?: number): Promise<AuditRecord[]>;
   auditRecord(id: number): Promise<AuditRecord | undefined>;

@@ -107,6 +107,10 @@ export interface RuntimeServerOptions {
   leaseCheckMs?: number;
   /** Caps and idle expiry of named edit sessions. */
   sessionLimits?: ServerOptions['sessionLimits'];
+  /** How long audit records are kept (ms). */
+  auditRetentionMs?: number;
+  /** Where the manual clock starts (epoch ms; default 2026-01-01). */
+  clockStart?: number;
 }
 
 /**
@@ -136,7 +140,7 @@ export async function startRuntimeServer(
   timings?: Partial<LifecycleTimings>,
   options: RuntimeServerOptions = {},
 ): Promise<RuntimeServer> {
-  const scheduler = new ManualScheduler();
+  const scheduler = new ManualScheduler(options.clockStart);
   const server = await startServer({
     ...(await testServerOptions(dataDir, options.store)),
     scheduler,
@@ -146,6 +150,7 @@ export async function startRuntimeServer(
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.leaseCheckMs !== undefined ? { leaseCheckMs: options.leaseCheckMs } : {}),
     ...(options.sessionLimits !== undefined ? { sessionLimits: options.sessionLimits } : {}),
+    ...(options.auditRetentionMs !== undefined ? { auditRetentionMs: options.auditRetentionMs } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const self: RuntimeServer = {

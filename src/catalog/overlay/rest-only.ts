@@ -62,6 +62,9 @@ export const restOnlyTypes: Record<string, CatalogType> = {
       { n: 'bean', t: 'java.lang.String' },
       { n: 'outcome', t: 'java.lang.String' },
       { n: 'detail', t: 'java.lang.String' },
+      // Identical requests within a minute fold into one record: how many, and when the last came.
+      { n: 'count', t: 'long' },
+      { n: 'lastTime', t: 'java.util.Date' },
     ],
   },
 };

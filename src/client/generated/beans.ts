@@ -12550,6 +12550,10 @@ export interface AuditRecord extends BeanBase {
   outcome?: string | null;
   /** read-only */
   detail?: string | null;
+  /** read-only */
+  count?: number;
+  /** read-only */
+  lastTime?: string | null;
 }
 /** appserver.management.rest.ChangeManager (`type`: "ChangeManager"; rest). */
 export interface ChangeManager extends BeanBase {
