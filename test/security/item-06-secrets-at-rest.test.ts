@@ -280,10 +280,13 @@ test('item 06: start-up warns when the data directory or its files are open to o
   const expected = [
     `appserver-admin: warning: ${dir} is open to other accounts (mode 0755): chmod 700 ${dir}`,
     `appserver-admin: warning: the secret key file ${keyFileOf(dir)} can be read or changed by other accounts (mode 0644): chmod 600 ${keyFileOf(dir)}`,
-    `appserver-admin: warning: 3 entries of ${join(dir, 'applications')} are open to other accounts`,
     ...(onPostgres() ? [] : [`appserver-admin: warning: ${join(dir, 'domain.db')} is open to other accounts (mode 0644): chmod 600 ${join(dir, 'domain.db')}`]),
   ];
   for (const line of expected) assert.ok(err.includes(line), `missing warning:\n${line}\nstandard error was:\n${err}`);
+  // The archives area is named too; the leftover archive itself (no deployment names it) may already be
+  // gone, since a start removes such archives, so the count is not fixed.
+  const apps = join(dir, 'applications');
+  assert.ok(new RegExp(`warning: \\d+ entr(y|ies) of ${apps.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (is|are) open to other accounts`).test(err), `no warning names ${apps}:\n${err}`);
   // Reported, not changed: the permissions may be deliberate.
   assert.equal(octal(modeOf(dir)), octal(0o755));
   assert.equal(octal(modeOf(keyFileOf(dir))), octal(0o644));
