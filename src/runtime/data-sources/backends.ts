@@ -27,21 +27,16 @@ export interface Backend {
   resetStatistics(): void;
 }
 
-/** The TCP check of a database this server has no client for. */
-export class PortCheck implements Backend {
+/**
+ * A backend with no pool of its own: nothing to shrink, clear or close, and no pool figures (the
+ * runtime's figures come from the workload model).
+ */
+abstract class UnpooledBackend implements Backend {
   readonly pooled = false;
-  constructor(
-    private readonly address: DatabaseAddress,
-    private readonly timeoutSeconds: number,
-  ) {}
 
-  open(): Promise<void> {
-    return acceptsConnections(this.address.host, this.address.port, this.timeoutSeconds);
-  }
+  abstract open(): Promise<void>;
 
-  test(): Promise<void> {
-    return this.open();
-  }
+  abstract test(): Promise<void>;
 
   async shrink(): Promise<number> {
     return 0;
@@ -58,30 +53,32 @@ export class PortCheck implements Backend {
   resetStatistics(): void {}
 }
 
+/** The TCP check of a database this server has no client for. */
+export class PortCheck extends UnpooledBackend {
+  constructor(
+    private readonly address: DatabaseAddress,
+    private readonly timeoutSeconds: number,
+  ) {
+    super();
+  }
+
+  open(): Promise<void> {
+    return acceptsConnections(this.address.host, this.address.port, this.timeoutSeconds);
+  }
+
+  test(): Promise<void> {
+    return this.open();
+  }
+}
+
 /**
  * An in-memory embedded database: it would run inside the (simulated) server, so it is always
  * there while the data source runs; nothing is connected to and no statement is run.
  */
-export class InMemoryDatabase implements Backend {
-  readonly pooled = false;
-
+export class InMemoryDatabase extends UnpooledBackend {
   async open(): Promise<void> {}
 
   async test(): Promise<void> {}
-
-  async shrink(): Promise<number> {
-    return 0;
-  }
-
-  async clearStatementCache(): Promise<void> {}
-
-  async close(): Promise<void> {}
-
-  figures(): Record<string, unknown> {
-    return {};
-  }
-
-  resetStatistics(): void {}
 }
 
 /** A server version as the database states it, kept only when it looks like one. */
