@@ -218,3 +218,38 @@ test('a lock held by someone else is named and left alone; a monitor may not app
   assert.match(run.stderr(), /dacmonitor may not/);
   assert.notEqual((await a.admin.get('edit/servers/ms2?links=none&fields=notes')).json.notes, 'wanted by the model');
 });
+
+test("apply uploads an application from the model's archive path; plan then finds nothing; a missing archive changes nothing", async () => {
+  const home = join(dir, 'with-archive');
+  mkdirSync(join(home, 'wlsdeploy', 'applications'), { recursive: true });
+  const bytes = Buffer.from('PK\u0003\u0004 the archive of the domain-as-code test\n', 'latin1');
+  writeFileSync(join(home, 'wlsdeploy', 'applications', 'shop.war'), bytes);
+  const file = join(home, 'domain.yaml');
+  writeFileSync(file, 'appDeployments:\n  Application:\n    shop:\n      SourcePath: wlsdeploy/applications/shop.war\n      Target: AdminServer\n');
+  const r = await cli(bOrigin, ['apply', file, '--yes']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /\+ create appDeployments\/shop/);
+  const cfg = (await bAdmin.get('edit/appDeployments/shop?links=none&fields=sourcePath,targets')).json;
+  assert.deepEqual(cfg.targets, [{ identity: ['servers', 'AdminServer'] }]);
+  // The server keeps the upload under a path of its own, with the file's name and bytes.
+  assert.notEqual(cfg.sourcePath, 'wlsdeploy/applications/shop.war');
+  assert.match(cfg.sourcePath, /shop\.war$/);
+  assert.deepEqual(readFileSync(cfg.sourcePath), bytes);
+  const runtime = await bAdmin.get('domainRuntime/deploymentManager/appDeploymentRuntimes/shop?links=none&fields=applicationName');
+  assert.equal(runtime.status, 200, runtime.text);
+  const again = await cli(bOrigin, ['plan', file]);
+  assert.equal(again.code, 0, again.out + again.err);
+  assert.match(again.out, /No changes/);
+  // A missing archive file is named with its place in the model; nothing else of the model is applied.
+  writeFileSync(file, 'topology:\n  Server:\n    ms2:\n      Notes: not applied\nappDeployments:\n  Application:\n    gone:\n      SourcePath: wlsdeploy/applications/gone.war\n      Target: AdminServer\n');
+  const missing = await cli(bOrigin, ['apply', file, '--yes']);
+  assert.equal(missing.code, 2, missing.err);
+  assert.match(missing.err, /appDeployments\.Application\.gone\.SourcePath \(.*domain\.yaml:8:7\): 'sourcePath': the archive file .*gone\.war is not there/);
+  assert.notEqual((await bAdmin.get('edit/servers/ms2?links=none&fields=notes')).json.notes, 'not applied');
+  assert.equal((await bAdmin.get('edit/appDeployments/gone?links=none')).status, 404);
+  // An archive path may not lead out of the model's folder.
+  writeFileSync(file, 'appDeployments:\n  Application:\n    out:\n      SourcePath: wlsdeploy/../domain.yaml\n');
+  const out = await cli(bOrigin, ['plan', file]);
+  assert.equal(out.code, 1);
+  assert.match(out.err, /the archive path 'wlsdeploy\/\.\.\/domain\.yaml' must name a file below wlsdeploy\//);
+});

@@ -6,6 +6,7 @@
 // someone else is named and left alone.
 import type { AppserverClient } from '../client.js';
 import { AppserverError } from '../errors.js';
+import { uploadForm } from './archives.js';
 import { typeInfo } from './format.js';
 import { readLive } from './live.js';
 import { type Change, NameIndex, type Plan, type PlanOptions, plan } from './plan.js';
@@ -115,7 +116,11 @@ export async function apply(client: AppserverClient, model: Node, opts: PlanOpti
           } else body[pc.name] = pc.new;
         }
         const collection = c.child?.shape === 'collection' ? c.path.slice(0, -1).join('/') : c.path.join('/');
-        if (await send(c, () => client.create(`edit/${collection}`, body), `creating ${c.path.join('/')}`)) result.created++;
+        const archives = c.node?.archives;
+        const made = archives && archives.size > 0
+          ? () => client.request('POST', `edit/${collection}`, { form: uploadForm(body, archives) })
+          : () => client.create(`edit/${collection}`, body);
+        if (await send(c, made, `${archives && archives.size > 0 ? 'uploading' : 'creating'} ${c.path.join('/')}`)) result.created++;
       }
       if (problems.length > 0) break;
       current = await readLive(client);

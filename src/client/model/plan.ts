@@ -4,6 +4,7 @@
 // not name. A value the model leaves out is its default; a bean the model leaves out is not
 // touched unless pruned.
 import { type Child, type Prop, folderOf, isA, modelKey, shortName, typeInfo } from './format.js';
+import { sameArchive } from './archives.js';
 import { covered } from './live.js';
 import { type Node, type Place, type Problem, isEmpty, newNode, sameValue } from './tree.js';
 
@@ -86,6 +87,8 @@ class Planner {
       const have = live.values.get(p.name);
       if (!live.values.has(p.name) && !model.values.has(p.name)) continue;
       if (sameValue(want.value, have, p.reference) || (isEmpty(want.value) && (have === '' || have === undefined))) continue;
+      // An archive the model uploads stands in the domain at the server's own path, under its file name.
+      if (model.archives?.has(p.name) && sameArchive(want.value as string, have)) continue;
       if (p.createOnly) {
         this.problems.push({ at: model.valueAt?.get(p.name) ?? placeOf(model, live.path), message: `'${p.name}' is set when the bean is created and cannot change (${JSON.stringify(have)} in the domain)` });
         continue;

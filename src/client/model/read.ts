@@ -4,8 +4,10 @@
 // secrets. Every problem is collected with its place (dotted path, line and column).
 import { LineCounter, type Node as LibNode, type Pair as LibPair, isMap as libIsMap, isScalar as libIsScalar, isSeq as libIsSeq, parseDocument } from 'yaml';
 import { type YPair, type YValue, readYamlSubset } from './yaml-text.js';
-import { DOMAIN_TYPE, type Child, type Prop, SECTIONS, type TypeInfo, nearest, sectionOf, spellings, squash, subtypeNamed, typeInfo } from './format.js';
+import { dirname, resolve } from 'node:path';
+import { DOMAIN_TYPE, type Child, type Prop, SECTIONS, type TypeInfo, isA, nearest, sectionOf, spellings, squash, subtypeNamed, typeInfo } from './format.js';
 import { type Node, type Place, type Problem, newNode } from './tree.js';
+import { archiveProblem, isArchivePath } from './archives.js';
 
 export interface Substitutions {
   /** Values of @@PROP:key@@ tokens. */
@@ -14,6 +16,11 @@ export interface Substitutions {
   secret?: (name: string, key: string) => string | undefined;
   /** Where secrets come from, for messages. */
   secretSource?: string;
+  /**
+   * The folder a model's archive paths (`wlsdeploy/...`) are read from: the model file's own
+   * folder unless given.
+   */
+  archiveDir?: string;
 }
 
 export interface ReadModel {
@@ -395,9 +402,23 @@ class Reader {
       return;
     }
     const r = this.scalar(p, value, at);
-    if (r.ok) node.values.set(p.name, r.value);
+    if (!r.ok) return;
+    node.values.set(p.name, r.value);
+    if (ARCHIVE_PROPS.has(p.name) && typeof r.value === 'string' && isArchivePath(r.value) && isA(node.type, DEPLOYMENT_TYPE)) {
+      const found = archiveProblem(r.value, this.archiveDir);
+      if (typeof found === 'string') this.problem(at, `'${p.name}': ${found}`);
+      else (node.archives ??= new Map()).set(p.name, found.file);
+    }
+  }
+
+  private get archiveDir(): string {
+    return this.subs.archiveDir ?? dirname(resolve(this.file));
   }
 }
+
+/** A deployment's properties that may name a file of the model's archive (uploaded, not sent as a path). */
+const ARCHIVE_PROPS = new Set(['sourcePath', 'planPath']);
+const DEPLOYMENT_TYPE = 'appserver.management.configuration.BasicDeploymentMBean';
 
 function hint(wrong: string, known: Iterable<string>): string {
   const n = nearest(wrong, known);

@@ -45,6 +45,11 @@ export interface Node {
   path: string[];
   /** Names of the items on the way to this bean, itself included (for secret names). */
   itemNames?: string[];
+  /**
+   * Archive paths of a deployment (model side only): REST name (`sourcePath`, `planPath`) -> the
+   * local file the model's `wlsdeploy/...` path names, uploaded when the deployment is created.
+   */
+  archives?: Map<string, string>;
 }
 
 export function newNode(type: string, path: string[], name?: string): Node {
