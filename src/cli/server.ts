@@ -29,8 +29,10 @@ import type { ServerEndpoints } from '../runtime/endpoints.js';
 import { aliveSince } from '../domain/coordinator.js';
 import { openServerListeners } from '../http/listeners.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, ManagedConnections } from '../http/connections.js';
-import { boundedBindAddress } from '../runtime/endpoints.js';
-import { certificateSource } from './certificates.js';
+import { boundedBindAddress, endpointOf } from '../runtime/endpoints.js';
+import type { RuntimeEngine } from '../runtime/engine.js';
+import { type Certificate, certificateSource } from './certificates.js';
+import { AdminPortListener } from './admin-port.js';
 import { givenKey } from '../config/secret-key.js';
 import { permissionWarnings, prepareDataDir, secretKeySource, writePasswordFile } from './data-dir.js';
 
@@ -269,15 +271,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Connections that never carried a request (clients open spare ones, for example after a watch
   // ends): a stopping server closes them rather than wait for them to time out.
   const unused = new Set<Socket>();
+  const runtime = open.domain.runtime;
+  const certificate = certificateSource(opts.dataDir);
+  // The same interface on the plain port and, while it is open, on the administration port.
+  const appDeps = { api: open.api, stats, metrics: open.metrics, watch: open.watch, backup: open.backup, uploadDir, ...(open.control ? { control: open.control } : {}) };
+  const appOptions: AppOptions = {
+    logger: log,
+    trustProxy,
+    ...(opts.uploads ? { uploads: opts.uploads } : {}),
+    ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
+    ...opts.requests,
+  };
   let app;
   try {
-    app = await buildApp({ api: open.api, stats, metrics: open.metrics, watch: open.watch, backup: open.backup, uploadDir, ...(open.control ? { control: open.control } : {}) }, {
-      logger: log,
-      trustProxy,
-      ...(opts.uploads ? { uploads: opts.uploads } : {}),
-      ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
-      ...opts.requests,
-    });
+    app = await buildApp(appDeps, { ...appOptions, managementElsewhere: () => managementAddress(runtime, runtime.adminServerName) });
     app.server.on('connection', (socket) => {
       stats.openConnections++;
       unused.add(socket);
@@ -297,7 +304,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : opts.port;
   // The administration server's runtime (defaultURL, channels) names the port it is reached on.
   open.domain.runtime.setAdminListenPort(port);
-  const listeners = opts.listeners === false ? undefined : managedListeners(open, opts, log, trustProxy);
+  const adminPort = new AdminPortListener(runtime, (https) => buildApp(appDeps, { ...appOptions, https }), certificate, opts.host, log);
+  await adminPort.follow();
+  const listeners = opts.listeners === false ? undefined : managedListeners(open, opts, log, trustProxy, certificate);
   // Servers that were running when the process stopped listen again before it says it is ready.
   await listeners?.reconcile();
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
@@ -310,6 +319,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (admin) out.write(`Created a new domain in ${opts.dataDir}. ${admin}\n`);
     out.write(`appserver-admin listening on ${url}\n`);
     out.write(`  console at http://${host}:${port}/console/ (${open.signIn})\n`);
+    const administration = adminPort.url();
+    if (administration) out.write(`  administration port enabled: management requests and the console are served at ${administration} only\n`);
     if (open.control) out.write(`  control interface (faults, clock, snapshots, journal) at http://${host}:${port}/management/appserver-control\n`);
     out.write(`  data directory ${opts.dataDir}, store ${open.domain.store.description}, domain ${open.domain.topology().domainName}\n`);
     const running = listeners?.listening() ?? [];
@@ -329,6 +340,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const log = open.domain.log;
       log.info({ stopTimeoutMs: grace }, `stopping: no new requests are taken; those in flight have ${grace / 1000} s to finish`);
       await listeners?.close();
+      await adminPort.close();
       // Listening ends at once; requests that come on open connections are answered 503.
       const closing = app.close();
       for (const socket of unused) socket.destroy();
@@ -349,10 +361,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
 }
 
+/** The address of a server's administration port while its administration channel is open. */
+function managementAddress(runtime: RuntimeEngine, server: string): string | undefined {
+  if (!runtime.administrationChannelOpen(server)) return undefined;
+  const endpoints = runtime.endpoints(server);
+  const administration = endpointOf(endpoints, 'administration');
+  return administration ? `https://${endpoints.host}:${administration.port}` : undefined;
+}
+
 /** The listeners of the running managed servers, following their states; the start gate of their lifecycles. */
-function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger, trustProxy: readonly string[]): ServerListeners {
+function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger, trustProxy: readonly string[], certificate: () => Promise<Certificate>): ServerListeners {
   const { domain, api } = open;
-  const certificate = certificateSource(opts.dataDir);
   const connections = new ManagedConnections({ ...DEFAULT_CONNECTION_LIMITS, ...opts.managedConnections });
   const limit = opts.managedHost ?? opts.host;
   const opener = (endpoints: ServerEndpoints) =>
@@ -364,6 +383,7 @@ function managedListeners(open: OpenManagement, opts: ServerOptions, log: Logger
       served: (received, sent) => domain.runtime.served.count(endpoints.server, received, sent),
       ...(open.control ? { latency: () => open.control!.faults.serverLatency(endpoints.server) } : {}),
       certificate,
+      managementElsewhere: () => managementAddress(domain.runtime, endpoints.server),
       // One line per server says where it listens (below); Fastify's own line per port is for debugging.
       logger: log.child({ server: endpoints.server }, { level: log.isLevelEnabled('debug') ? log.level : 'warn' }),
       trustProxy,

@@ -4,7 +4,7 @@ import { wantsHtml } from '../browse/negotiate.js';
 import { BROWSE_ASSETS, asksForJson, renderPage, tooLargeForHtml } from '../browse/page.js';
 import { browseAsset } from '../browse/assets.js';
 import { CONSOLE_PATH, consoleAsset, isConsoleUrl } from '../console/assets.js';
-import { Problem, badRequest, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, tooMany, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
+import { Problem, badRequest, forbidden, insufficientStorage, internal, isStoreFailure, notAcceptable, notFound, timedOut, tooLarge, tooMany, unauthenticated, unavailable, unsupportedMediaType } from '../core/problems.js';
 import { Transform } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RequestPayload } from 'fastify';
 import type { Admission, ManagementApi } from '../api/management-api.js';
@@ -91,6 +91,13 @@ export interface AppOptions {
   https?: { key: string; cert: string };
   /** Closing ends every connection at once, requests in progress included (a managed server that stops). */
   forceClose?: boolean;
+  /**
+   * Where management requests go instead of this port: set on a server's plain and SSL ports, it
+   * gives the address of the server's administration port while that port is open (undefined
+   * otherwise). Management requests, the console, the readiness probe and the metrics are then
+   * refused here (403); applications' own traffic is not.
+   */
+  managementElsewhere?: () => string | undefined;
 }
 
 /** How long a client may take to send a request, and how long an idle connection stays open. */
@@ -285,6 +292,13 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
       // Its description is open to all; a unit of work holds a connection of a pool for minutes,
       // so only a signed-in user with a role may start one (a stranger gets a 401 and holds nothing).
       return apps.holdsResources(request.url) ? signIn(request) : undefined;
+    }
+    // With the administration port open, management traffic goes there alone: refused here before
+    // anything else is looked at, credentials included. The control interface is this server's
+    // test harness, not the product's: it answers wherever the server does.
+    const elsewhere = opts.managementElsewhere?.();
+    if (elsewhere !== undefined && !controlled(request.url)) {
+      throw forbidden(`Management requests, the console and the server's probes are served only on the administration port (${elsewhere}) while the domain's administration port is enabled; this port takes application requests only.`);
     }
     // Probes ask without credentials whether the server takes work.
     if (isReady(request.url) && (request.method === 'GET' || request.method === 'HEAD')) return undefined;

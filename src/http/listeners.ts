@@ -1,7 +1,8 @@
 // A managed server's own listeners: on each of its ports, the same application as the
 // administration server's (authentication, roles, body limits, errors, /metrics, /appserver/ready)
 // over the management interface as that server serves it (`api.forServer`). Plain HTTP on the
-// listen port, HTTPS with the process's certificate on the SSL and administration ports.
+// listen port, HTTPS with the process's certificate on the SSL and administration ports; while the
+// administration port is open, the other two refuse management requests.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -38,6 +39,11 @@ export interface ServerListenerOptions {
   requests?: Pick<AppOptions, 'maxInFlight' | 'shares' | 'bodyProgress'>;
   /** Milliseconds each request waits before it is handled (a slow server, injected through the control interface). */
   latency?: () => number;
+  /**
+   * The address of the server's administration port while its administration channel is open:
+   * its other ports then refuse management requests (see AppOptions.managementElsewhere).
+   */
+  managementElsewhere?: () => string | undefined;
 }
 
 /** Waits `ms` of real time, less if the client goes away first. */
@@ -136,6 +142,7 @@ export async function openServerListeners(spec: ListenSpec, opts: ServerListener
           ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
           ...(opts.maxEventLoopDelay !== undefined ? { maxEventLoopDelay: opts.maxEventLoopDelay } : {}),
           ...(https ? { https } : {}),
+          ...(endpoint.kind !== 'administration' && opts.managementElsewhere ? { managementElsewhere: opts.managementElsewhere } : {}),
           ...opts.requests,
           // A server that stops, fails or is killed drops its connections with it.
           forceClose: true,

@@ -35,19 +35,31 @@ function port(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) ? value : fallback;
 }
 
-/** The endpoints of server `name` as the configuration and `sslPort` (the SSL channel open, if any) say. */
-export function serverEndpoints(topology: Topology, name: string, offset: number, sslPort?: number): ServerEndpoints {
+/**
+ * The administration port server `name` is configured to open (before any offset): none unless the
+ * domain enables its administration port; then the server's own when it sets one, else the domain's.
+ */
+export function configuredAdministrationPort(topology: Topology, name: string): number | undefined {
+  const domain = topology.root?.values ?? {};
+  if (domain.administrationPortEnabled !== true) return undefined;
+  const own = port(topology.servers().find((s) => s.name === name)?.values.administrationPort, 0);
+  return own > 0 ? own : port(domain.administrationPort, DEFAULT_ADMINISTRATION_PORT);
+}
+
+/**
+ * The endpoints of server `name` as the configuration, `sslPort` (the SSL channel open, if any) and
+ * `adminPort` (the administration channel open: a port, `null` for none, or left out to take the
+ * configuration's) say.
+ */
+export function serverEndpoints(topology: Topology, name: string, offset: number, sslPort?: number, adminPort?: number | null): ServerEndpoints {
   const server = topology.servers().find((s) => s.name === name);
   const values = server?.values ?? {};
   const address = typeof values.listenAddress === 'string' ? values.listenAddress.trim() : '';
   const endpoints: Endpoint[] = [];
   if (values.listenPortEnabled !== false) endpoints.push({ kind: 'default', protocol: 'http', port: port(values.listenPort, DEFAULT_LISTEN_PORT) + offset });
   if (sslPort !== undefined) endpoints.push({ kind: 'ssl', protocol: 'https', port: sslPort + offset });
-  const domain = topology.root?.values ?? {};
-  if (domain.administrationPortEnabled === true) {
-    const own = port(values.administrationPort, 0);
-    endpoints.push({ kind: 'administration', protocol: 'https', port: (own > 0 ? own : port(domain.administrationPort, DEFAULT_ADMINISTRATION_PORT)) + offset });
-  }
+  const administration = adminPort === undefined ? configuredAdministrationPort(topology, name) : (adminPort ?? undefined);
+  if (administration !== undefined) endpoints.push({ kind: 'administration', protocol: 'https', port: administration + offset });
   return { server: name, host: address || 'localhost', bindAddress: address || '0.0.0.0', endpoints };
 }
 

@@ -21,7 +21,7 @@ import { ConnectorPools } from './pools.js';
 import { DataSources } from './data-sources/pools.js';
 import { dataSourceSettings } from './data-sources/settings.js';
 import { undisclosedFailure } from './data-sources/reasons.js';
-import { type ServerEndpoints, endpointOf, serverEndpoints } from './endpoints.js';
+import { type ServerEndpoints, configuredAdministrationPort, endpointOf, serverEndpoints } from './endpoints.js';
 import { ServedRequests } from './served.js';
 import {
   HALTED,
@@ -38,6 +38,10 @@ import {
 import { okHealth } from './health.js';
 
 const R = 'appserver.management.runtime.';
+const C = 'appserver.management.configuration.';
+/** The domain's and a server's properties that say whether and where its administration port listens. */
+const ADMIN_PORT_DOMAIN_PROPS: ReadonlySet<string> = new Set(['administrationPortEnabled', 'administrationPort']);
+const ADMIN_PORT_SERVER_PROPS: ReadonlySet<string> = new Set(['administrationPort']);
 
 export type { ActivationChange } from '../behaviour/runtime-effects.js';
 
@@ -125,6 +129,7 @@ export class RuntimeEngine implements RuntimeFigures {
     this.state.servers.set(topology.adminServerName, 'RUNNING');
     this.state.restartRequired.delete(topology.adminServerName);
     this.state.runningSince.set(topology.adminServerName, now());
+    this.openAdminChannel(topology.adminServerName, topology);
     this.rebuild(topology);
   }
 
@@ -182,10 +187,41 @@ export class RuntimeEngine implements RuntimeFigures {
    */
   endpoints(name: string): ServerEndpoints {
     const admin = name === this.topology.adminServerName;
-    const found = serverEndpoints(this.topology, name, admin ? 0 : this.portOffset, this.state.sslChannels.get(name));
+    const found = serverEndpoints(this.topology, name, admin ? 0 : this.portOffset, this.state.sslChannels.get(name), this.state.adminChannels.get(name) ?? null);
+    if (!admin) return found;
+    // The administration server's plain port is the one this process listens on; its
+    // administration port is shifted by the offset like the managed servers' ports, so several
+    // domains with administration ports share one host.
     const port = this.adminListenPort;
-    if (!admin || port === undefined) return found;
-    return { ...found, endpoints: found.endpoints.map((e) => (e.kind === 'default' ? { ...e, port } : e)) };
+    return {
+      ...found,
+      endpoints: found.endpoints.map((e) => (e.kind === 'default' && port !== undefined ? { ...e, port } : e.kind === 'administration' ? { ...e, port: e.port + this.portOffset } : e)),
+    };
+  }
+
+  /**
+   * Whether a running server's administration channel is open: management requests then go to its
+   * administration port only, and its other ports refuse them.
+   */
+  administrationChannelOpen(name: string): boolean {
+    return this.state.adminChannels.has(name);
+  }
+
+  /** Opens (or closes) a server's administration channel as the configuration now says. */
+  private openAdminChannel(name: string, topology: Topology = this.topology): void {
+    const port = configuredAdministrationPort(topology, name);
+    if (port !== undefined) this.state.adminChannels.set(name, port);
+    else this.state.adminChannels.delete(name);
+  }
+
+  /**
+   * The administration server could not open its administration port: its channel stays closed,
+   * so management goes on being served on its plain port (the domain is never left unreachable).
+   */
+  administrationPortFailed(name: string): void {
+    if (!this.state.adminChannels.delete(name)) return;
+    this.refreshServerTree(name);
+    this.onStateChange();
   }
 
   /** Moves a server to a new state; it gains or loses its runtime tree as it becomes reachable or not. */
@@ -200,6 +236,7 @@ export class RuntimeEngine implements RuntimeFigures {
         this.state.runningSince.set(name, this.now());
         this.state.restartRequired.delete(name);
         this.openSslChannel(name);
+        this.openAdminChannel(name);
         this.serverTrees.stale(name);
         this.prepareServer(server);
       }
@@ -208,6 +245,7 @@ export class RuntimeEngine implements RuntimeFigures {
       this.state.runningSince.delete(name);
       this.served.forget(name);
       this.state.sslChannels.delete(name);
+      this.state.adminChannels.delete(name);
       for (const p of this.state.partitionServers.values()) p.delete(name);
       this.pools.dropServer(name);
       this.dataSources.dropServer(name);
@@ -536,6 +574,46 @@ export class RuntimeEngine implements RuntimeFigures {
    * rebuild the runtimes of the servers where those things showed before and show now.
    */
   applyActivation(changes: readonly ActivationChange[], topology: Topology): void {
+    this.applyChanges(changes, topology);
+    this.followAdministrationPort(changes);
+  }
+
+  /**
+   * The administration port's settings (the domain's switch and port, a server's own port): where
+   * the version's types say a change takes effect at once, every running server takes it up now
+   * (opening or closing its administration channel); where they say it needs a restart, running
+   * servers keep the channel they started with and are flagged as needing a restart.
+   */
+  private followAdministrationPort(changes: readonly ActivationChange[]): void {
+    const domainType = this.catalog.types.get(`${C}DomainMBean`);
+    const serverType = this.catalog.types.get(`${C}ServerMBean`);
+    let dynamic = false;
+    let touched = false;
+    for (const c of changes) {
+      const type = c.identity.length === 0 ? domainType : c.identity.length === 2 && c.identity[0] === 'servers' ? serverType : undefined;
+      const names = c.identity.length === 0 ? ADMIN_PORT_DOMAIN_PROPS : ADMIN_PORT_SERVER_PROPS;
+      for (const p of c.properties ?? []) {
+        if (!type || !names.has(p.name)) continue;
+        touched = true;
+        if (type.prop.get(p.name)?.restartNeeded !== true) dynamic = true;
+      }
+    }
+    if (!touched || !dynamic) return;
+    let moved = false;
+    for (const { name } of this.topology.servers()) {
+      if (!REACHABLE.has(this.serverState(name))) continue;
+      const before = this.state.adminChannels.get(name);
+      this.openAdminChannel(name);
+      if (this.state.adminChannels.get(name) === before) continue;
+      moved = true;
+      this.refreshServerTree(name);
+    }
+    if (!moved) return;
+    this.onStateChange();
+    this.serversChanged();
+  }
+
+  private applyChanges(changes: readonly ActivationChange[], topology: Topology): void {
     const before = this.shownBefore;
     this.shownBefore = undefined;
     // Removed servers and partitions take their states with them.

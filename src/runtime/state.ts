@@ -35,6 +35,11 @@ export interface RuntimeState {
   retirements: Map<string, Retirement>;
   /** The SSL listen port of each running managed server whose SSL channel is open (as configured when it last opened). */
   sslChannels: Map<string, number>;
+  /**
+   * The administration port (as configured, before the port offset) of each running server whose
+   * administration channel is open: while it is, management requests are refused on its other ports.
+   */
+  adminChannels: Map<string, number>;
   /** When each running server reached a running state (epoch ms): its figures count from then. */
   runningSince: Map<string, number>;
 }
@@ -63,6 +68,7 @@ export function emptyRuntimeState(): RuntimeState {
     jmsPaused: new Map(),
     retirements: new Map(),
     sslChannels: new Map(),
+    adminChannels: new Map(),
     runningSince: new Map(),
   };
 }
@@ -115,6 +121,7 @@ export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   for (const [key, paused] of state.jmsPaused) put(paused, 'jmsPaused', key);
   for (const [app, r] of state.retirements) put(r, 'retirement', app);
   for (const [server, port] of state.sslChannels) put(port, 'sslChannel', server);
+  for (const [server, port] of state.adminChannels) put(port, 'adminChannel', server);
   for (const [server, at] of state.runningSince) put(at, 'runningSince', server);
   return out;
 }
@@ -155,6 +162,9 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
         break;
       case 'sslChannel':
         state.sslChannels.set(a!, Number(value));
+        break;
+      case 'adminChannel':
+        if (Number.isInteger(Number(value))) state.adminChannels.set(a!, Number(value));
         break;
       case 'runningSince':
         if (Number.isFinite(Number(value))) state.runningSince.set(a!, Number(value));

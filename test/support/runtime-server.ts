@@ -111,6 +111,8 @@ export interface RuntimeServerOptions {
   auditRetentionMs?: number;
   /** Where the manual clock starts (epoch ms; default 2026-01-01). */
   clockStart?: number;
+  /** The product version of the domain a new data directory gets (default: the default version). */
+  productVersion?: string;
 }
 
 /**
@@ -151,6 +153,7 @@ export async function startRuntimeServer(
     ...(options.leaseCheckMs !== undefined ? { leaseCheckMs: options.leaseCheckMs } : {}),
     ...(options.sessionLimits !== undefined ? { sessionLimits: options.sessionLimits } : {}),
     ...(options.auditRetentionMs !== undefined ? { auditRetentionMs: options.auditRetentionMs } : {}),
+    ...(options.productVersion !== undefined ? { productVersion: options.productVersion } : {}),
   });
   const origin = `http://127.0.0.1:${server.port}`;
   const self: RuntimeServer = {
