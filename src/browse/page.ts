@@ -166,10 +166,14 @@ function errorDetails(record: Record<string, unknown>): string {
 
 /**
  * The page shown instead of an answer too large to lay out as HTML: it says so and links to the same
- * URL's JSON form, which is streamed however large it is.
+ * URL's JSON form, which is streamed however large it is. `judged`: the answer was not printed to
+ * the size, its first items showed the size would be passed (a collection of that many items).
  */
-export function tooLargePage(path: string, jsonHref: string, limitChars: number): string {
+export function tooLargePage(path: string, jsonHref: string, limitChars: number, judged?: { items: number }): string {
   const kib = Math.round(limitChars / 1024);
+  const size = judged
+    ? `would be larger than ${kib} KiB, the most the HTML view lays out: it lists ${judged.items} items, and its first ones show their size`
+    : `is larger than ${kib} KiB, the most the HTML view lays out`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -182,7 +186,7 @@ export function tooLargePage(path: string, jsonHref: string, limitChars: number)
 <header><nav class="crumbs" aria-label="Path">${breadcrumbs(path)}</nav></header>
 <main>
 <h1>Too large to show as a page</h1>
-<p class="error">This answer is larger than ${kib} KiB, the most the HTML view lays out. Narrow it (for example with <code>fields</code>, <code>links=none</code> or a search), or read it as JSON: <a class="json-form" href="${escapeHtml(jsonHref)}">${escapeHtml(jsonHref)}</a>.</p>
+<p class="error">This answer ${size}. Narrow it (for example with <code>fields</code>, <code>links=none</code> or a search), or read it as JSON: <a class="json-form" href="${escapeHtml(jsonHref)}">${escapeHtml(jsonHref)}</a>.</p>
 </main>
 </body>
 </html>
@@ -190,10 +194,10 @@ export function tooLargePage(path: string, jsonHref: string, limitChars: number)
 }
 
 /** The page refusing the answer of `url` (path and query) as HTML, its link keeping the query and adding `format=json`. */
-export function tooLargeForHtml(url: string, limitChars: number): string {
+export function tooLargeForHtml(url: string, limitChars: number, judged?: { items: number }): string {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   query.set(JSON_FORM_PARAMETER, 'json');
-  return tooLargePage(path, `${path}?${query.toString()}`, limitChars);
+  return tooLargePage(path, `${path}?${query.toString()}`, limitChars, judged);
 }

@@ -60,7 +60,7 @@ export class ManagementRoutes {
       const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large, request.wantsHtml);
       if (outcome === undefined) return reply;
       if ('notModified' in outcome) return notModified(reply, outcome.notModified);
-      if ('tooLarge' in outcome) return sendTooLargePage(request, reply);
+      if ('tooLarge' in outcome) return sendTooLargePage(request, reply, outcome.judged);
       return sendText(reply, answer.status, outcome.text, outcome.headers);
     }
     if (answer.status === 304) return notModified(reply, answer.headers ?? {});
@@ -75,11 +75,12 @@ export class ManagementRoutes {
 
 /**
  * A browser asked for an answer too large to lay out as a page (laying it out would hold the event
- * loop for seconds): 406 with a page linking to the JSON form of the same URL.
+ * loop for seconds): 406 with a page linking to the JSON form of the same URL. `judged`: a collection
+ * refused from its first items (of that many).
  */
-export function sendTooLargePage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendTooLargePage(request: FastifyRequest, reply: FastifyReply, judged?: { items: number }): FastifyReply {
   tooLargeHeaders(reply);
-  return reply.send(tooLargeForHtml(request.raw.url ?? request.url, LARGE_ANSWER_CHARS));
+  return reply.send(tooLargeForHtml(request.raw.url ?? request.url, LARGE_ANSWER_CHARS, judged));
 }
 
 /** The status and headers of the page refusing a large answer (its body is tooLargeForHtml's). */

@@ -62,7 +62,7 @@ export class LargeAnswers {
 }
 
 /** What became of a streamed body: small, sent by the caller as one text; 304; or handled here. */
-export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | { tooLarge: true } | undefined;
+export type StreamedOutcome = { text: string; headers: Record<string, string> } | { notModified: Record<string, string> } | { tooLarge: true; judged?: { items: number } } | undefined;
 
 /** Bytes of each streamed body sent so far, by response (its length is known only at its end). */
 const streamed = new WeakMap<object, number>();
@@ -78,11 +78,22 @@ export const largeAnswers = new LargeAnswers();
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Sends a body printed piece by piece. Its first pieces are printed at once; a body that ends
- * within `LARGE_ANSWER_CHARS` (or must be whole) is sent as one, like any other answer. A larger
- * one takes one of the user's places (429 when none is free), has its entity tag finished first
- * when it carries one (304 when the request's condition says so), then is streamed. Returns the
- * body as one text when it was small, for the caller to send; undefined when it was handled here.
+ * A collection's page is refused without printing it to the size when its first items show it
+ * would pass it by far: once this many items are printed, what is printed plus the smallest of
+ * them times the items left passing `JUDGED_CHARS` (twice the size) settles it. A collection within
+ * the size is refused this way only when each of its first items is much larger than the others on
+ * the whole; any other is printed until it ends or passes the size.
+ */
+export const SAMPLED_ITEMS = 8;
+const JUDGED_CHARS = 2 * LARGE_ANSWER_CHARS;
+
+/**
+ * Sends a body printed piece by piece. Its first pieces are printed a slice of time at a time, other
+ * requests running between the slices; a body that ends within `LARGE_ANSWER_CHARS` (or must be
+ * whole) is sent as one, like any other answer. A larger one takes one of the user's places (429
+ * when none is free), has its entity tag finished first when it carries one (304 when the request's
+ * condition says so), then is streamed. Returns the body as one text when it was small, for the
+ * caller to send; `tooLarge` when only a small one was wanted; undefined when it was handled here.
  */
 export async function sendStreamed(
   reply: FastifyReply,
@@ -91,14 +102,27 @@ export async function sendStreamed(
   headers: Record<string, string>,
   user: string,
   places: LargeAnswers,
-  /** Only a small answer is wanted (a page is made of it): a larger one is not printed further. */
+  /**
+   * Only a small answer is wanted (a page is made of it): a larger one is not printed further, and
+   * a collection whose first items show it will be larger is not printed to the size either.
+   */
   smallOnly = false,
 ): Promise<StreamedOutcome> {
   const { pieces } = body;
-  const { whole, tag } = body.options;
+  const { whole, tag, items } = body.options;
+  const res = reply.raw;
+  let gone = false;
+  const onClose = () => (gone = true);
+  res.once('close', onClose);
   let first = '';
   let ended = false;
+  let judged: { items: number } | undefined;
+  printing++;
   try {
+    let start = performance.now();
+    // Pieces printed, and the smallest item of them (the first piece carries what comes before the list).
+    let count = 0;
+    let smallest = Infinity;
     while ((whole && !smallOnly) || first.length < LARGE_ANSWER_CHARS) {
       const next = pieces.next();
       if (next.done) {
@@ -106,10 +130,29 @@ export async function sendStreamed(
         break;
       }
       first += next.value;
+      count++;
+      if (smallOnly && items !== undefined) {
+        if (count > 1) smallest = Math.min(smallest, next.value.length);
+        if (count > SAMPLED_ITEMS && first.length + smallest * (items - count) > JUDGED_CHARS) {
+          judged = { items };
+          break;
+        }
+      }
+      if (performance.now() - start < slice()) continue;
+      await turn();
+      if (gone) {
+        pieces.return();
+        res.destroy();
+        return undefined;
+      }
+      start = performance.now();
     }
   } catch (err) {
     pieces.return();
     throw err;
+  } finally {
+    printing--;
+    res.off('close', onClose);
   }
   if (ended) {
     if (!tag) return { text: first, headers };
@@ -119,7 +162,7 @@ export async function sendStreamed(
   }
   if (smallOnly) {
     pieces.return();
-    return { tooLarge: true };
+    return judged ? { tooLarge: true, judged } : { tooLarge: true };
   }
   const release = places.take(user);
   if (!release) {
@@ -129,8 +172,6 @@ export async function sendStreamed(
       1,
     );
   }
-  const res = reply.raw;
-  let gone = false;
   res.once('close', () => {
     gone = true;
     release();

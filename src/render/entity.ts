@@ -75,15 +75,17 @@ export class Renderer {
    * tag's `rest` takes the items not printed yet (an answer sent only after its tag is known).
    */
   collectionStream(owner: BeanNode, prop: PropDef, path: readonly string[], ctx: RenderContext, mount?: Mount): StreamedJson {
-    const items = mount ? this.resolver.mountedItems(mount) : this.resolver.items(owner, prop);
+    // Each item is made when it is printed or digested: a reader that stops early pays for what it read.
+    const items = mount ? this.resolver.mountedList(mount) : this.resolver.itemList(owner, prop);
     const digest = new ListDigest(prop.name);
     let digested = 0;
-    const take = (item: BeanNode, render: boolean): Json | undefined => {
+    const take = (item: BeanNode | undefined, render: boolean): Json | undefined => {
+      digested++;
+      if (!item) return undefined;
       const state: unknown[] = [];
       const body = render ? this.render(item, ctx, true, state) : undefined;
       digest.add(item.identity[item.identity.length - 1]);
       digest.add(state.length > 0 ? this.stateText(item, ctx, state) : this.stateOf(item, ctx, true));
-      digested++;
       return body;
     };
     const renderer = this;
@@ -93,23 +95,26 @@ export class Renderer {
       let text = printable(head.links) ? out.member('links', head.links) : '';
       const list = new ObjectArrayText(items.length, 1);
       text += out.open('items') + list.open();
+      // An item deleted since the names were taken is left out (the others keep their places).
+      let printed = 0;
       for (let i = 0; i < items.length; i++) {
-        const item = items[i]!;
+        const item = items.at(i);
         // Items the tag has taken already are only rendered.
-        const body = i < digested ? renderer.bean(item, ctx, true) : take(item, true)!;
-        yield text + list.before(i) + valueText(body, list.elementDepth);
+        const body = i < digested ? (item ? renderer.bean(item, ctx, true) : undefined) : take(item, true);
+        if (!body) continue;
+        yield text + list.before(printed++) + valueText(body, list.elementDepth);
         text = '';
       }
       yield text + list.close() + out.close();
     }
     function* rest(): Generator<void, void, undefined> {
       while (digested < items.length) {
-        take(items[digested]!, false);
+        take(items.at(digested), false);
         yield;
       }
     }
     let tag: string | undefined;
-    return new StreamedJson(pieces(), { tag: { rest, value: () => (tag ??= digest.tag()) } });
+    return new StreamedJson(pieces(), { items: items.length, tag: { rest, value: () => (tag ??= digest.tag()) } });
   }
 
   /**

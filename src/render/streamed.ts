@@ -21,6 +21,12 @@ export class StreamedJson {
       /** The body can still be refused after its first piece (a search whose filters are judged late): send it only whole. */
       whole?: boolean;
       tag?: StreamTag;
+      /**
+       * A collection's body: how many items it lists. Its pieces are then the items, one each (the
+       * first with what comes before the list, the last piece closing it), so a reader can judge
+       * the size of the whole from its first items.
+       */
+      items?: number;
     } = {},
   ) {}
 }

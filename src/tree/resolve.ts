@@ -81,6 +81,26 @@ export type Target =
   | { kind: 'action'; node: BeanNode; op: OperationDef; path: readonly string[] }
   | { kind: 'search'; node: BeanNode; path: readonly string[] };
 
+/** A collection's items, made one by one when asked for (see `Resolver.itemList`). */
+export interface ItemList {
+  /** How many items the collection had when the list was taken. */
+  readonly length: number;
+  /** Item `i`; undefined when it was deleted since the list was taken. */
+  at(i: number): BeanNode | undefined;
+}
+
+const NO_ITEMS: ItemList = { length: 0, at: () => undefined };
+
+/** The items of a list that still exist. */
+function present(list: ItemList): BeanNode[] {
+  const out: BeanNode[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const item = list.at(i);
+    if (item) out.push(item);
+  }
+  return out;
+}
+
 export class Resolver {
   constructor(
     private readonly catalog: Catalog,
@@ -168,53 +188,65 @@ export class Resolver {
 
   /** Items of a child collection, in order, honouring the partition scope. */
   items(node: BeanNode, prop: PropDef): BeanNode[] {
+    return present(this.itemList(node, prop));
+  }
+
+  /**
+   * The items of a child collection as `items` lists them, each made only when it is asked for: a
+   * read that prints a few items of a large collection (a page refused for its size) pays for those.
+   * The names are taken now; an item deleted before it is asked for is undefined.
+   */
+  itemList(node: BeanNode, prop: PropDef): ItemList {
     const cKey = childKey(node.key, prop.name);
-    const out: BeanNode[] = [];
-    const names = node.root.source.itemNames(cKey);
-    if (names.length === 0) return out;
-    if (prop.address) {
-      for (const name of names) {
-        const item = this.item(node, prop, name);
-        if (item) out.push(item);
-      }
-      return out;
-    }
-    // What every item shares is made once: the collection's key and path, its owner's name.
     const { source, filter } = node.root;
+    const all = source.itemNames(cKey);
+    if (all.length === 0) return NO_ITEMS;
+    const names = filter ? all.filter((name) => filter(prop, name)) : all.slice();
+    if (prop.address) return { length: names.length, at: (i) => (i < names.length ? this.item(node, prop, names[i]!) : undefined) };
+    // What every item shares is made once: the collection's key and path, its owner's name.
     const colPath = [...node.path, prop.name];
     const parentName = node.record?.values.name ?? node.parentName;
     const owner = typeof parentName === 'string' ? parentName : undefined;
     const scopeOf = itemScopes(this.behaviours, node.scope, prop);
-    for (const name of names) {
-      if (filter && !filter(prop, name)) continue;
-      const key = itemKey(cKey, name);
-      const record = source.bean(key);
-      if (!record) continue;
-      const item: BeanNode = {
-        root: node.root,
-        type: this.catalog.type(record.type),
-        key,
-        identity: [...node.identity, prop.name, name],
-        record,
-        ...(owner !== undefined ? { parentName: owner } : {}),
-        path: [...colPath, name],
-        parentPath: colPath,
-        via: prop,
-        scope: scopeOf(name),
-      };
-      out.push(item);
-    }
-    return out;
+    return {
+      length: names.length,
+      at: (i) => {
+        const name = names[i];
+        if (name === undefined) return undefined;
+        const key = itemKey(cKey, name);
+        const record = source.bean(key);
+        if (!record) return undefined;
+        return {
+          root: node.root,
+          type: this.catalog.type(record.type),
+          key,
+          identity: [...node.identity, prop.name, name],
+          record,
+          ...(owner !== undefined ? { parentName: owner } : {}),
+          path: [...colPath, name],
+          parentPath: colPath,
+          via: prop,
+          scope: scopeOf(name),
+        };
+      },
+    };
   }
 
   /** Roots of the trees mounted under a collection. */
   mountedItems(mount: Mount): BeanNode[] {
-    const out: BeanNode[] = [];
-    for (const name of mount.names()) {
-      const root = mount.root(name);
-      if (root) out.push(this.rootNode(root));
-    }
-    return out;
+    return present(this.mountedList(mount));
+  }
+
+  /** Roots of the trees mounted under a collection, each made when it is asked for (see `itemList`). */
+  mountedList(mount: Mount): ItemList {
+    const names = mount.names().slice();
+    return {
+      length: names.length,
+      at: (i) => {
+        const root = i < names.length ? mount.root(names[i]!) : undefined;
+        return root ? this.rootNode(root) : undefined;
+      },
+    };
   }
 
   resolve(root: TreeRoot, segments: readonly string[], version: ApiVersion): Target {
