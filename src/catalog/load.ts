@@ -1,4 +1,6 @@
-// Builds the type model from catalog/catalog.json and the hand-written overlay, once, at start-up.
+// Builds the type model from catalog/catalog.json and the hand-written overlay: the file is read once,
+// and each type is built the first time it is asked for (a start that needs a few hundred of the
+// catalog's types builds only those), then kept.
 import { readFileSync } from 'node:fs';
 import type { CatalogDifferences, CatalogFile, CatalogProperty, CatalogType, TypePatch } from './format.js';
 import type { ApiVersion, PropDef, PropShape, TypeDef, ValueKind } from './model.js';
@@ -10,7 +12,8 @@ const CATALOG_URL = new URL('../../../catalog/catalog.json', import.meta.url);
 const differencesUrl = (version: string) => new URL(`../../../catalog/versions/${version}.json`, import.meta.url);
 
 export class Catalog {
-  readonly types = new Map<string, TypeDef>();
+  /** Every type by name; a type is built from its record (with the overlay and operations) the first time it is asked for. */
+  readonly types: ReadonlyMap<string, TypeDef>;
   /** The product version whose bean types these are (`12.2.1.4.0`). */
   readonly productVersion: string;
   /**
@@ -19,18 +22,33 @@ export class Catalog {
    * version lacks is left out (for the default version it is a programming error).
    */
   readonly tolerant: boolean;
-  /** Wire `type` value -> type, for polymorphic creation and discriminators. */
-  private readonly byDiscriminator = new Map<string, TypeDef[]>();
+  /** The types' records: the catalog's and the overlay's REST-only ones. */
+  private readonly raw: ReadonlyMap<string, CatalogType>;
+  private readonly ancestry = new Map<string, Set<string>>();
+  /** Type name -> the names of its subtypes, in catalog order (made on first use). */
+  private descendants: Map<string, string[]> | undefined;
+  /** Wire `type` value -> names of the types that write it, for polymorphic creation and discriminators (made on first use). */
+  private byDiscriminator: Map<string, string[]> | undefined;
 
-  constructor(file: CatalogFile, overlay: Overlay, operations: OperationTable = {}, options: { tolerant?: boolean } = {}) {
+  constructor(
+    file: CatalogFile,
+    private readonly overlay: Overlay,
+    private readonly operations: OperationTable = {},
+    options: { tolerant?: boolean } = {},
+  ) {
     this.productVersion = file.version;
     this.tolerant = options.tolerant ?? false;
-    const raw: Record<string, CatalogType> = { ...file.types, ...overlay.types };
-    for (const [name, t] of Object.entries(raw)) this.types.set(name, buildType(name, t));
-    this.resolveAncestors(raw);
-    this.applyOverlay(overlay, operations);
-    this.indexSubtypes();
-    for (const t of this.types.values()) finishType(t);
+    this.raw = new Map([...Object.entries(file.types), ...Object.entries(overlay.types)]);
+    this.types = new TypeTable(this.raw, (name) => this.build(name));
+    // The overlay and the operations are written for every version: checked strictly against the
+    // default version's types; another version lacks some of the types they name, and with them
+    // what the overlay adds to those types.
+    if (!this.tolerant) {
+      for (const name of Object.keys(overlay.patches)) if (!this.raw.has(name)) throw new Error(`overlay names unknown type ${name}`);
+      for (const name of Object.keys(operations)) if (!this.raw.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
+    }
+    // A range that names no integer property, or that its default does not fit, is found now.
+    for (const [name, patch] of Object.entries(overlay.patches)) if (patch.ranges && this.raw.has(name)) this.types.get(name);
   }
 
   /** The type named, or an error naming it (catalog inconsistencies are programming errors). */
@@ -42,71 +60,167 @@ export class Catalog {
 
   /** Finds the concrete type a `type` discriminator value selects among the subtypes of `base`. */
   subtypeByDiscriminator(base: TypeDef, value: string): TypeDef | undefined {
-    return this.byDiscriminator.get(value)?.find((t) => t === base || t.ancestors.has(base.name));
+    if (!this.byDiscriminator) {
+      this.byDiscriminator = new Map();
+      for (const [name, t] of this.raw) {
+        const disc = t.disc ?? t.s;
+        const list = this.byDiscriminator.get(disc);
+        if (list) list.push(name);
+        else this.byDiscriminator.set(disc, [name]);
+      }
+    }
+    const name = this.byDiscriminator.get(value)?.find((n) => n === base.name || this.ancestorsOf(n).has(base.name));
+    return name === undefined ? undefined : this.types.get(name);
+  }
+
+  /**
+   * Every operation some type of the catalog offers, by the type that declares it, without building
+   * the types: a declaration reaches its declaring type and every subtype, unless the same type
+   * declares that name earlier (the operations' first, then the overlay's).
+   */
+  offeredOperations(): { declaredBy: string; name: string }[] {
+    const offered: { declaredBy: string; name: string }[] = [];
+    // A version's type may name a base its catalog lacks: what is declared there still reaches it.
+    const declaring = new Set([...this.raw.keys(), ...this.subtypeIndex().keys()]);
+    for (const declaredBy of declaring) {
+      const names = new Set<string>();
+      const patch = Object.hasOwn(this.overlay.patches, declaredBy) ? this.overlay.patches[declaredBy] : undefined;
+      for (const op of [...(Object.hasOwn(this.operations, declaredBy) ? this.operations[declaredBy]! : []), ...(patch?.operations ?? [])]) {
+        if (names.has(op.name)) continue;
+        names.add(op.name);
+        offered.push({ declaredBy, name: op.name });
+      }
+    }
+    return offered;
   }
 
   isA(t: TypeDef, ancestor: string): boolean {
     return t.name === ancestor || t.ancestors.has(ancestor);
   }
 
-  private resolveAncestors(raw: Record<string, CatalogType>): void {
-    const visit = (name: string, into: Set<string>) => {
-      for (const b of raw[name]?.b ?? []) {
-        if (into.has(b)) continue;
-        into.add(b);
-        visit(b, into);
+  /** Every ancestor's name of the type named (its records' bases, transitively). */
+  private ancestorsOf(name: string): Set<string> {
+    let found = this.ancestry.get(name);
+    if (found) return found;
+    found = new Set();
+    const visit = (n: string) => {
+      for (const b of this.raw.get(n)?.b ?? []) {
+        if (found!.has(b)) continue;
+        found!.add(b);
+        visit(b);
       }
     };
-    for (const t of this.types.values()) visit(t.name, t.ancestors);
+    visit(name);
+    this.ancestry.set(name, found);
+    return found;
   }
 
-  private applyOverlay(overlay: Overlay, operations: OperationTable): void {
-    // The overlay and the operations are written for every version: checked strictly against the
-    // default version's types; another version lacks some of the types they name, and with them
-    // what the overlay adds to those types.
-    const strict = !this.tolerant;
-    for (const [name, patch] of Object.entries(overlay.patches)) {
-      const t = this.types.get(name);
-      if (!t && !strict) continue;
-      if (!t) throw new Error(`overlay names unknown type ${name}`);
-      for (const p of patch.properties ?? []) addProp(t, toPropDef(p), true);
-      for (const hidden of patch.hide ?? []) removeProp(t, hidden);
-    }
-    if (strict) for (const name of Object.keys(operations)) if (!this.types.has(name)) throw new Error(`operations are declared on unknown type ${name}`);
-    // Properties and operations declared on a base type reach every subtype; the overlay's version of
-    // a property replaces the catalog's, and the nearest patch wins.
-    for (const t of this.types.values()) {
-      const lineage = [t.name, ...t.ancestors];
-      const patched = new Set((overlay.patches[t.name]?.properties ?? []).map((p) => p.n));
-      for (const anc of lineage) {
-        for (const op of Object.hasOwn(operations, anc) ? operations[anc]! : []) {
-          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
+  /** Type name -> the names of the types that have it among their ancestors, in catalog order. */
+  private subtypeIndex(): Map<string, string[]> {
+    if (!this.descendants) {
+      this.descendants = new Map();
+      for (const n of this.raw.keys()) {
+        for (const a of this.ancestorsOf(n)) {
+          const list = this.descendants.get(a);
+          if (list) list.push(n);
+          else this.descendants.set(a, [n]);
         }
-        const patch = overlay.patches[anc];
-        if (!patch) continue;
-        if (anc !== t.name) {
-          for (const p of patch.properties ?? []) {
-            if (patched.has(p.n)) continue;
-            patched.add(p.n);
-            addProp(t, toPropDef(p), true);
-          }
-          for (const hidden of patch.hide ?? []) removeProp(t, hidden);
-        }
-        for (const op of patch.operations ?? []) {
-          if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
-        }
-        for (const [name, range] of Object.entries(patch.ranges ?? {})) applyRange(t, name, range, anc === t.name && strict);
       }
     }
+    return this.descendants;
   }
 
-  private indexSubtypes(): void {
-    for (const t of this.types.values()) {
-      const list = this.byDiscriminator.get(t.discriminator) ?? [];
-      list.push(t);
-      this.byDiscriminator.set(t.discriminator, list);
-      for (const a of t.ancestors) this.types.get(a)?.subtypes.push(t);
+  /** Builds the type named from its record, the overlay's patches along its lineage and the operations declared on it or an ancestor. */
+  private build(name: string): TypeDef {
+    const t = buildType(name, this.raw.get(name)!);
+    for (const a of this.ancestorsOf(name)) t.ancestors.add(a);
+    const { overlay, operations } = this;
+    const strict = !this.tolerant;
+    const patchOf = (n: string) => (Object.hasOwn(overlay.patches, n) ? overlay.patches[n] : undefined);
+    const own = patchOf(name);
+    for (const p of own?.properties ?? []) addProp(t, toPropDef(p), true);
+    for (const hidden of own?.hide ?? []) removeProp(t, hidden);
+    // Properties and operations declared on a base type reach every subtype; the overlay's version of
+    // a property replaces the catalog's, and the nearest patch wins.
+    const patched = new Set((own?.properties ?? []).map((p) => p.n));
+    for (const anc of [name, ...t.ancestors]) {
+      for (const op of Object.hasOwn(operations, anc) ? operations[anc]! : []) {
+        if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
+      }
+      const patch = patchOf(anc);
+      if (!patch) continue;
+      if (anc !== name) {
+        for (const p of patch.properties ?? []) {
+          if (patched.has(p.n)) continue;
+          patched.add(p.n);
+          addProp(t, toPropDef(p), true);
+        }
+        for (const hidden of patch.hide ?? []) removeProp(t, hidden);
+      }
+      for (const op of patch.operations ?? []) {
+        if (!t.operations.has(op.name)) t.operations.set(op.name, { ...op, declaredBy: anc });
+      }
+      for (const [prop, range] of Object.entries(patch.ranges ?? {})) applyRange(t, prop, range, anc === name && strict);
     }
+    finishType(t);
+    // The subtypes are built when first asked for (asking for a base type does not build its whole family).
+    Object.defineProperty(t, 'subtypes', {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const subtypes = (this.subtypeIndex().get(name) ?? []).map((n) => this.types.get(n)!);
+        Object.defineProperty(t, 'subtypes', { value: subtypes, writable: true, enumerable: true, configurable: true });
+        return subtypes;
+      },
+    });
+    return t;
+  }
+}
+
+/** The types of a catalog by name: each built the first time it is asked for, then kept. */
+class TypeTable implements ReadonlyMap<string, TypeDef> {
+  private readonly built = new Map<string, TypeDef>();
+
+  constructor(
+    private readonly raw: ReadonlyMap<string, CatalogType>,
+    private readonly make: (name: string) => TypeDef,
+  ) {}
+
+  get size(): number {
+    return this.raw.size;
+  }
+
+  has(name: string): boolean {
+    return this.raw.has(name);
+  }
+
+  get(name: string): TypeDef | undefined {
+    let t = this.built.get(name);
+    if (t === undefined && this.raw.has(name)) {
+      t = this.make(name);
+      this.built.set(name, t);
+    }
+    return t;
+  }
+
+  keys(): MapIterator<string> {
+    return this.raw.keys();
+  }
+
+  *values(): MapIterator<TypeDef> {
+    for (const name of this.raw.keys()) yield this.get(name)!;
+  }
+
+  *entries(): MapIterator<[string, TypeDef]> {
+    for (const name of this.raw.keys()) yield [name, this.get(name)!];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, TypeDef]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: TypeDef, key: string, map: ReadonlyMap<string, TypeDef>) => void, thisArg?: unknown): void {
+    for (const [name, t] of this.entries()) callback.call(thisArg, t, name, this);
   }
 }
 

@@ -1,5 +1,6 @@
-// The in-memory type model the rest of the server works with: built once at start-up from the
-// generated catalog plus the overlay, so that no request ever walks the type hierarchy.
+// The in-memory type model the rest of the server works with: each type built once, when first
+// asked for, from the generated catalog plus the overlay, so that no request ever walks the type
+// hierarchy.
 import type { LinkStyle } from './format.js';
 import type { OverlayOperation, Role } from './overlay-format.js';
 

@@ -52,13 +52,11 @@ export class OperationExecutor {
     performedElsewhere: OperationTable = {},
   ) {
     for (const { declaration, handler } of definitions) this.handlers.set(operationKey(declaration.on, declaration.name), handler);
-    const elsewhere = (op: OperationDef) => Object.hasOwn(performedElsewhere, op.declaredBy) && performedElsewhere[op.declaredBy]!.some((o) => o.name === op.name);
+    const elsewhere = (op: { declaredBy: string; name: string }) => Object.hasOwn(performedElsewhere, op.declaredBy) && performedElsewhere[op.declaredBy]!.some((o) => o.name === op.name);
     // Every action the catalog advertises must have its handler: a server that could show an
     // action link it cannot run does not start.
-    for (const t of catalog.types.values()) {
-      for (const op of t.operations.values()) {
-        if (!this.handlers.has(operationKey(op.declaredBy, op.name)) && !elsewhere(op)) throw new Error(`the operation '${op.name}' of ${op.declaredBy} has no handler`);
-      }
+    for (const op of catalog.offeredOperations()) {
+      if (!this.handlers.has(operationKey(op.declaredBy, op.name)) && !elsewhere(op)) throw new Error(`the operation '${op.name}' of ${op.declaredBy} has no handler`);
     }
   }
 

@@ -30,6 +30,14 @@ test('without definitions the catalog has only the Lifecycle Manager\'s actions 
   assert.deepEqual([...new Set(advertised)].sort(), lifecycle.sort());
 });
 
+test('the operations the catalog says it offers (checked for handlers before any type is built) are those its built types offer', () => {
+  for (const catalog of [catalogWithOperations(), loadCatalog({}), catalogWithOperations('12.2.1.3.0')]) {
+    const offered = catalog.offeredOperations().map((op) => `${op.declaredBy}#${op.name}`);
+    const built = [...catalog.types.values()].flatMap((t) => [...t.operations.values()].map((op) => `${op.declaredBy}#${op.name}`));
+    assert.deepEqual([...new Set(offered)].sort(), [...new Set(built)].sort(), catalog.productVersion);
+  }
+});
+
 test('operations that have no meaning here are not declared', () => {
   const catalog = catalogWithOperations();
   const gone: [string, string][] = [
