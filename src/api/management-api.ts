@@ -408,6 +408,11 @@ export class ManagementApi {
     return { status: 200, body: read.body, headers, ...(read.bytes ? { bytes: read.bytes } : {}) };
   }
 
+  /** The product version of the domain served (its catalog's). */
+  get productVersion(): string {
+    return this.parts.catalog.productVersion;
+  }
+
   /**
    * The OpenAPI document of the management version `segment` names (`latest`, `12.2.1.0`...), or of
    * one of its trees, built on first use and kept; `sessionHeader` is the header that names an edit

@@ -44,6 +44,16 @@ const RELEASES = ['12.2.1.1.0', '12.2.1.2.0', ...PRODUCT_VERSIONS];
 /** Every spelling of a release (five numbers, or four) and the release it names. */
 const SPELLINGS = new Map<string, string>(RELEASES.flatMap((r) => [[r, r] as [string, string], [r.replace(/\.0$/, ''), r] as [string, string]]));
 
+/**
+ * The version segments a client of a domain of `productVersion` may use, as the API reference page
+ * offers them: `latest`, the domain's release and each older one (newest first: each names the
+ * current generation), then the deprecated generation.
+ */
+export function versionSegments(productVersion: string): string[] {
+  const releases = PRODUCT_VERSIONS.filter((v) => compareVersions(v, productVersion) <= 0).reverse();
+  return ['latest', ...releases, LEGACY_VERSION];
+}
+
 /** The URL generation a management version segment names for a domain of `productVersion`, or undefined. */
 export function managementVersion(segment: string, productVersion: string): ApiVersion | undefined {
   if (segment === 'latest') return 'current';

@@ -13,6 +13,7 @@ import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ManagementApi } from '../api/management-api.js';
 import { badRequest, notAcceptable, notFound } from '../core/problems.js';
+import { versionSegments } from '../catalog/versions.js';
 import { jsonText, nextTurn, yamlText } from './document-text.js';
 import { SESSION_HEADER } from './management.js';
 
@@ -65,7 +66,7 @@ const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text
  * (only the files; its plugin is not used): the swagger-ui-dist package depends on an install-time
  * analytics script, which this project keeps out of its dependencies.
  */
-function pageFiles(): Map<string, Payload> {
+function pageFiles(versions: readonly string[]): Map<string, Payload> {
   const dist = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
   const files = new Map<string, Payload>();
   const from = (name: string, type: string) => files.set(name, new Payload(readFileSync(join(dist, name)), type));
@@ -75,7 +76,7 @@ function pageFiles(): Map<string, Payload> {
   from('favicon-32x32.png', 'image/png');
   from('favicon-16x16.png', 'image/png');
   files.set('', new Payload(Buffer.from(PAGE, 'utf8'), 'text/html; charset=utf-8'));
-  files.set('reference.js', new Payload(Buffer.from(START, 'utf8'), 'text/javascript; charset=utf-8'));
+  files.set('reference.js', new Payload(Buffer.from(startScript(versions), 'utf8'), 'text/javascript; charset=utf-8'));
   return files;
 }
 
@@ -104,7 +105,7 @@ export function registerDocuments(app: FastifyInstance, api: ManagementApi): voi
     return send(request, reply, await document(request, 'yaml'));
   });
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    files ??= pageFiles();
+    files ??= pageFiles(versionSegments(api.productVersion));
     const name = (request.params as { file?: string }).file ?? '';
     const payload = files.get(name);
     if (!payload) throw notFound(name);
@@ -152,12 +153,12 @@ const PAGE = `<!DOCTYPE html>
 
 // The page's start: one document per tree (the whole one is too large for a page to lay out), the
 // version and the tree from the page's query (`?version=12.2.1.0&tree=domainRuntime`, from fixed
-// lists), every operation folded, "try it" sending the X-Requested-By header a write needs.
-// Requests go to this origin with the browser's login (or the one given with the Authorize button,
-// kept only while the page is open).
-const START = `'use strict';
+// lists: the versions are the domain's, from the catalog's list), every operation folded, "try it"
+// sending the X-Requested-By header a write needs. Requests go to this origin with the browser's
+// login (or the one given with the Authorize button, kept only while the page is open).
+const startScript = (versions: readonly string[]) => `'use strict';
 (function () {
-  var versions = ['latest', '12.2.1.3.0', '12.2.1.0'];
+  var versions = ${JSON.stringify(versions).replace(/"/g, "'")};
   var trees = ['edit', 'serverConfig', 'domainConfig', 'domainRuntime', 'serverRuntime', 'lifecycle', 'versions'];
   var query = new URLSearchParams(window.location.search);
   var version = versions.indexOf(query.get('version')) >= 0 ? query.get('version') : 'latest';
