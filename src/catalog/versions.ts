@@ -70,9 +70,11 @@ export function isLifecycleVersion(segment: string): boolean {
 
 /**
  * The build of each product version as a server names it: date and number. The 12.2.1.3.0,
- * 12.2.1.4.0 and 14.1.1.0.0 ones are the general-availability builds; no reference gives those of
- * 14.1.2.0.0 and 15.1.1.0.0, whose dates are those of their releases and whose numbers follow on
- * (docs/compatibility.md says so).
+ * 12.2.1.4.0 and 14.1.1.0.0 ones are the general-availability builds as those servers log them.
+ * Those of 14.1.2.0.0 and 15.1.1.0.0 are made up: no reference material at hand names them (the
+ * shared reference, stored documentation, pages, issues and code were searched for the servers'
+ * version line). Their dates stand in the month of each release and their numbers continue the
+ * known sequence; docs/compatibility.md says so.
  */
 const BUILDS: Record<string, string> = {
   '12.2.1.3.0': 'Thu Aug 17 13:39:49 PDT 2017 1882952',
