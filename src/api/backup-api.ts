@@ -4,7 +4,6 @@
 // docs/reliability.md), or put in by an offline backup that is asked for it.
 import type { Domain } from '../domain/domain.js';
 import { forbidden } from '../core/problems.js';
-import { takeBackup } from '../store/backup/take.js';
 import type { Caller } from './caller.js';
 
 export interface BackupDownload {
@@ -31,6 +30,8 @@ export class BackupApi {
   async take(caller: Caller): Promise<BackupDownload> {
     this.admit(caller);
     const { principal } = caller;
+    // Loaded by the first backup taken: a start does not load the backup's format.
+    const { takeBackup } = await import('../store/backup/take.js');
     const taken = await takeBackup(this.domain.store, { dataDir: this.dataDir });
     await this.domain.security.audit.record({ user: principal.user, address: caller.address, action: 'backup', bean: '/appserver/backup', outcome: 'success', detail: `configuration version ${taken.configVersion}` });
     const name = this.domain.topology().domainName.replace(/[^A-Za-z0-9._-]/g, '_');

@@ -30,8 +30,7 @@ import type { Authentication, Principal } from '../security/service.js';
 import type { BeanNode, Resolver, Target, TreeName, TreeRoot } from '../tree/resolve.js';
 import type { Address } from './address.js';
 import type { Answer, Caller, View } from './caller.js';
-import { describeTarget } from './describe.js';
-import { InterfaceDocuments } from './openapi.js';
+import type { InterfaceDocuments } from './openapi.js';
 import type { ReadCache, ReadTicket, ReadWatch } from './read-cache.js';
 import type { Recorder } from './recorder.js';
 import { type ManagementTreeName, TREE_NAMES, type Trees } from './trees.js';
@@ -330,7 +329,7 @@ export class ManagementApi {
     const ctx: RenderContext = { urls: place.urls, version: place.version, shape: place.shape, productionMode: this.parts.domain.topology().productionMode };
     const target = this.parts.resolver.resolve(place.root, place.segments, place.version);
     if (expect && !fits(expect, target)) throw badRequest(`'${at.rest.join('/')}' is not something to ${expect === 'update' ? 'update' : expect}: it is ${targetWords(target)}.`);
-    if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(this.describe(target, place.version));
+    if ((method === 'GET' || method === 'HEAD') && view.query !== undefined && Object.hasOwn(view.query, 'describe')) return ok(await this.describe(target, place.version));
     const what = `'${at.rest.join('/')}'`;
     // A change's conditions are judged against the target as it is when the change is made.
     const precondition = hasConditions(caller.conditions)
@@ -422,6 +421,8 @@ export class ManagementApi {
   async openapi(segment: string, sessionHeader: string, options: { tree?: string; pause?: () => Promise<void> } = {}): Promise<Record<string, unknown>> {
     const version = managementVersion(segment, this.parts.catalog.productVersion);
     if (!version) throw notFound(segment);
+    // The documents (and what describes the catalog) are loaded by the first request for one.
+    const { InterfaceDocuments } = await import('./openapi.js');
     let documents = DOCUMENTS.get(this.parts);
     if (!documents) {
       documents = new InterfaceDocuments({
@@ -440,7 +441,8 @@ export class ManagementApi {
   }
 
   /** What a URL names, described from the catalog with the rights its tree gives (`?describe`). */
-  private describe(target: Target, version: ApiVersion): Record<string, unknown> {
+  private async describe(target: Target, version: ApiVersion): Promise<Record<string, unknown>> {
+    const { describeTarget } = await import('./describe.js');
     return describeTarget(
       {
         catalog: this.parts.catalog,

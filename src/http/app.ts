@@ -23,7 +23,6 @@ import { parseRequestPath } from './request-path.js';
 import { errorBody, statusOf } from './errors.js';
 import { sendJson, sendProblem, serialize } from './send.js';
 import type { AdminMetrics } from '../metrics/admin.js';
-import { METRICS_CONTENT_TYPE, exposition, serversParameter } from '../metrics/exposition.js';
 import type { WatchApi } from '../api/watch-api.js';
 import { isWatch, registerWatch } from './watch.js';
 import { isReady, readyRoute } from './ready.js';
@@ -471,6 +470,8 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
   };
   // Prometheus figures: this server's runtime (or the servers `server` names), and its own.
   app.get('/metrics', async (request, reply) => {
+    // Loaded by the first scrape: a server nobody scrapes does not load the exposition.
+    const { METRICS_CONTENT_TYPE, exposition, serversParameter } = await import('../metrics/exposition.js');
     const servers = serversParameter((request.query as Record<string, unknown>).server);
     const text = await exposition(deps.api, { principal: request.principal, address: clientAddress(request) }, servers, deps.metrics);
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);

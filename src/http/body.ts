@@ -5,7 +5,14 @@
 // one object, or when it nests deeper than configuration ever does. Forms are not read (415), as the
 // product answers them.
 import { badRequest } from '../core/problems.js';
-import JSON5 from 'json5';
+import { createRequire } from 'node:module';
+import type JSON5Module from 'json5';
+
+let json5: typeof JSON5Module | undefined;
+/** The relaxed dialect's reader, loaded with the first body that is not strict JSON. */
+const JSON5 = {
+  parse: (text: string): unknown => (json5 ??= createRequire(import.meta.url)('json5') as typeof JSON5Module).parse(text),
+};
 
 /** Largest body of a non-upload request, in bytes: configuration is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;

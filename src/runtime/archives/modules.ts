@@ -3,7 +3,8 @@
 // context root and session timeout; an enterprise archive's web and EJB modules (application.xml,
 // or the nested archives it holds when it has none); an EJB module's beans (ejb-jar.xml).
 // Annotations are not scanned: a servlet or bean declared only by an annotation is not listed.
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
 import { ARCHIVE_LIMITS, type ArchiveFiles, zip } from './files.js';
 
 export interface ServletInfo {
@@ -48,17 +49,25 @@ export const DEFAULT_SESSION_TIMEOUT = 3600;
 
 const LISTS = new Set(['servlet', 'servlet-mapping', 'url-pattern', 'module', 'session', 'entity', 'message-driven', 'context-root']);
 
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  removeNSPrefix: true,
-  parseTagValue: false,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  trimValues: true,
-  isArray: (name) => LISTS.has(name),
-});
+let parser: XMLParser | undefined;
+
+/** The descriptors' parser, loaded when the first archive is read (the package's one-file build, not its many modules: a start that reads no archive does not load it). */
+function descriptorParser(): XMLParser {
+  if (parser) return parser;
+  const { XMLParser: Parser } = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+  parser = new Parser({
+    ignoreAttributes: true,
+    removeNSPrefix: true,
+    parseTagValue: false,
+    processEntities: false,
+    htmlEntities: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    trimValues: true,
+    isArray: (name) => LISTS.has(name),
+  });
+  return parser;
+}
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +81,7 @@ function descriptor(files: ArchiveFiles, name: string): Json | undefined {
   if (doctype) text = text.slice(0, doctype.index) + text.slice(doctype.index + doctype[0].length);
   if (/<!(DOCTYPE|ENTITY)/i.test(text)) return undefined;
   try {
-    const parsed = parser.parse(text) as unknown;
+    const parsed = descriptorParser().parse(text) as unknown;
     return parsed !== null && typeof parsed === 'object' ? (parsed as Json) : undefined;
   } catch {
     return undefined;
