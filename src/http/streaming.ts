@@ -84,7 +84,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the size is refused this way only when each of its first items is much larger than the others on
  * the whole; any other is printed until it ends or passes the size.
  */
-export const SAMPLED_ITEMS = 8;
+export const SAMPLED_ITEMS = 4;
 const JUDGED_CHARS = 2 * LARGE_ANSWER_CHARS;
 
 /**
