@@ -94,7 +94,10 @@ function checks(parts: DescribeParts, node: BeanNode): AccessChecks {
       writer?.performs?.(node, op) ? (p) => writer.authorize(p, { kind: 'invoke', node, op }) : (p) => authorize(p, { kind: 'invoke', type: node.type, op }),
   };
   if (writer) {
-    if (writer.updates(node)) out.update = (p) => writer.authorize(p, { kind: 'update', node });
+    if (writer.updates(node)) {
+      out.update = (p) => writer.authorize(p, { kind: 'update', node });
+      out.updateProperty = (prop) => (p) => writer.authorize(p, { kind: 'update', node, properties: [prop.name] });
+    }
     if (deletable && writer.deletes(node)) out.delete = (p) => writer.authorize(p, { kind: 'delete', node });
   } else if (via) {
     // A runtime collection's items are removed by its handler; the owner's type is the one it is declared on.

@@ -1,7 +1,7 @@
 // Where a tree's changes go. The dispatch resolves a request's target in a tree, checks the method
 // against what the tree's writer takes, has the writer authorize the change, records it in the
 // audit trail under the writer's name for it, and hands it to the writer.
-import { adminOnlyBean } from '../behaviour/connection-settings.js';
+import { adminOnlyBean, adminOnlyChanges } from '../behaviour/connection-settings.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 import type { Catalog } from '../catalog/load.js';
 import type { OperationDef, PropDef } from '../catalog/model.js';
@@ -28,7 +28,9 @@ export interface WriteContext {
 /** A change of a tree, as the writer authorizes it and the audit trail names it. */
 export type Change =
   | { kind: 'create'; owner: BeanNode; prop: PropDef }
-  | { kind: 'update' | 'delete'; node: BeanNode }
+  /** `properties`: the properties an update sets, when they are known (a description asks one at a time). */
+  | { kind: 'update'; node: BeanNode; properties?: readonly string[] }
+  | { kind: 'delete'; node: BeanNode }
   | { kind: 'invoke'; node: BeanNode; op: OperationDef };
 
 export interface TreeWriter {
@@ -77,10 +79,16 @@ export class EditWriter implements TreeWriter {
     const type = change.kind === 'create' ? this.catalog.type(change.prop.creators[0] ?? change.prop.javaType) : change.node.type;
     authorize(principal, { kind: 'write', type });
     // Beans that are connection settings as a whole (a data source's driver properties) are the
-    // administrators', whatever their type's roles say; single settings are judged with the body.
-    const settings = principal.roles.has('Admin') ? undefined : adminOnlyBean(this.behaviours, type);
+    // administrators', whatever their type's roles say; single settings are judged with the body
+    // (the configuration service takes a setting sent back unchanged), or here when named.
+    if (principal.roles.has('Admin')) return;
+    const settings = adminOnlyBean(this.behaviours, type);
     if (settings !== undefined) {
       throw forbidden(`User '${principal.user}' may not ${change.kind === 'create' ? 'create' : change.kind === 'delete' ? 'remove' : 'change'} a ${type.short}: ${settings} change only with the Admin role.`);
+    }
+    const guarded = change.kind === 'update' && change.properties ? adminOnlyChanges(this.behaviours, type, change.properties) : undefined;
+    if (guarded) {
+      throw forbidden(`User '${principal.user}' may not change ${guarded.names.map((n) => `'${n}'`).join(', ')} of ${type.short}: ${guarded.what} change only with the Admin role.`);
     }
   }
 

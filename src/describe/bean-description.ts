@@ -19,6 +19,8 @@ export type Check = (principal: Principal) => void;
 export interface AccessChecks {
   read: Check;
   update?: Check;
+  /** Changing one property (a few only administrators may change, whatever the bean's roles say). */
+  updateProperty?(p: PropDef): Check;
   delete?: Check;
   /** Reading a child (some children are for administrators only). */
   readChild(child: PropDef): Check;
@@ -68,12 +70,20 @@ export function describeBean(type: TypeDef, o: DescribeOptions): Json {
   if (text) out.description = text;
   out.baseTypes = [...type.ancestors].filter((a) => o.catalog.types.has(a)).map((a) => o.catalog.type(a).short);
   out.tree = o.tree;
+  const update = rolesPassing(o.access.update);
   out.access = {
     read: rolesPassing(o.access.read),
-    update: rolesPassing(o.access.update),
+    update,
     delete: rolesPassing(o.access.delete),
   };
-  out.properties = type.fields[o.version].map((p) => describeProperty(o.catalog, p, o.editable));
+  // A property fewer roles may change than the bean's `access.update` names has an `access` of its own.
+  const propertyUpdate = o.access.updateProperty;
+  out.properties = type.fields[o.version].map((p) => {
+    const described = describeProperty(o.catalog, p, o.editable);
+    if (!propertyUpdate || described.writable !== true) return described;
+    const roles = rolesPassing(propertyUpdate(p));
+    return roles.length === update.length ? described : { ...described, access: { update: roles } };
+  });
   out.children = type.children.filter((c) => !c.inline && visibleIn(c, o.version) && o.childVisible(c)).map((c) => describeChild(o, c));
   out.actions = [...type.operations.values()].filter((op) => visibleIn({ deprecatedIn: op.deprecatedIn } as PropDef, o.version)).map((op) => describeAction(o, op));
   return out;

@@ -148,6 +148,30 @@ describe('round 3, item 1: connection settings need the Admin role', () => {
     assert.ok(pool.json.access.update.includes('Deployer'), JSON.stringify(pool.json.access));
   });
 
+  test('a description marks each single connection setting as changed by administrators only, and no other property', async () => {
+    /** The `access` of each property that has one, by name. */
+    const marked = async (path: string) => {
+      const r = await deployer.get(`${path}?describe`);
+      assert.equal(r.status, 200, r.text);
+      assert.ok(r.json.access.update.includes('Deployer'), JSON.stringify(r.json.access));
+      const props = r.json.properties as { name: string; access?: unknown }[];
+      return Object.fromEntries(props.filter((p) => p.access !== undefined).map((p) => [p.name, p.access]));
+    };
+    const admins = { update: ['Admin'] };
+    assert.deepEqual(await marked(DRIVER), { url: admins, driverName: admins, useXaDataSourceInterface: admins, usePasswordIndirection: admins });
+    assert.deepEqual(await marked(POOL_PARAMS), { testTableName: admins, initSql: admins, driverInterceptor: admins, connectionLabelingCallback: admins });
+    // A partition's override of a data source: its URL and user; what a new one would be, from the collection.
+    const overrides = await deployer.get('edit/partitions/partition1/JDBCSystemResourceOverrides?describe');
+    assert.equal(overrides.status, 200, overrides.text);
+    const override = overrides.json.types[0] as { properties: { name: string; access?: unknown }[] };
+    assert.deepEqual(Object.fromEntries(override.properties.filter((p) => p.access !== undefined).map((p) => [p.name, p.access])), { URL: admins, user: admins });
+    // What the description says is what a change meets.
+    for (const name of ['driverInterceptor', 'connectionLabelingCallback']) {
+      const [detail] = errorDetails(await deployer.post(POOL_PARAMS, { [name]: 'x.Y' }), 403, name);
+      assert.match(detail!, new RegExp(`'${name}'`), detail);
+    }
+  });
+
   test('a Deployer still changes what is not a connection setting, and may echo the URL unchanged', async () => {
     await ok(deployer, POOL_PARAMS, { maxCapacity: 12 });
     // A console sends the whole form back: settings given unchanged (stored or default) are taken.
