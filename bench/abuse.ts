@@ -4,26 +4,16 @@
 // loop of their own); the server and the measuring client share this one, as in the other
 // benchmarks. Each disturbed run is reported against the undisturbed run of the same process.
 import net from 'node:net';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { type AttackData, addMonitor, attackers, describeAttack, during } from './attackers.js';
 import { load, report } from './harness.js';
 import { AUTH, benchServer } from './reads.js';
 import type { BenchStore } from './stores.js';
 
 const MONITOR = { user: 'benchmon', password: 'benchmon-pw1' };
-const AUTHN = 'serverConfig/securityConfiguration/realms/myrealm/authenticationProviders/DefaultAuthenticator';
 /** Write URLs a Monitor may not write to. */
 const FLOODED = ['edit/servers/ms1', 'edit/servers', 'domainRuntime/serverLifeCycleRuntimes/ms1/start'];
 
-type AttackKind = 'flood' | 'abort';
-interface AttackData {
-  kind: AttackKind;
-  port: number;
-  monitorAuth: string;
-}
-interface AttackStats {
-  requests: number;
-  statuses: Record<string, number>;
-}
+type Attack = AttackData<'flood' | 'abort'>;
 
 /** Sends `head` and `body` on a new connection; resolves with the answer's status (0: none), closing at once. */
 function once(port: number, head: string, body: Buffer | undefined, abandon: boolean): Promise<number> {
@@ -48,24 +38,15 @@ function once(port: number, head: string, body: Buffer | undefined, abandon: boo
   });
 }
 
-async function attack(d: AttackData): Promise<AttackStats> {
-  let stop = false;
-  parentPort!.on('message', (m) => {
-    if (m === 'stop') stop = true;
-  });
-  const stats: AttackStats = { requests: 0, statuses: {} };
-  const count = (status: number) => {
-    stats.requests++;
-    stats.statuses[status] = (stats.statuses[status] ?? 0) + 1;
-  };
+attackers<Attack>(async (d, side) => {
   if (d.kind === 'flood') {
     const body = Buffer.from(`{notes: '${'m'.repeat(1.5 * 1024 * 1024)}', name: 'flood'}`);
     await Promise.all(
       [0, 1, 2].map(async (i) => {
-        while (!stop) {
-          const path = `/management/appserver/latest/${FLOODED[(stats.requests + i) % FLOODED.length]}`;
+        while (!side.stopped) {
+          const path = `/management/appserver/latest/${FLOODED[(side.stats.requests + i) % FLOODED.length]}`;
           const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${d.monitorAuth}\r\nX-Requested-By: bench\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-          count(await once(d.port, head, body, false));
+          side.count(await once(d.port, head, body, false));
         }
       }),
     );
@@ -73,63 +54,33 @@ async function attack(d: AttackData): Promise<AttackStats> {
     const head = 'POST /inventory/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4096\r\nExpect: 100-continue\r\n\r\n';
     await Promise.all(
       Array.from({ length: 20 }, async () => {
-        while (!stop) count(await once(d.port, head, undefined, true));
+        while (!side.stopped) side.count(await once(d.port, head, undefined, true));
       }),
     );
   }
-  return stats;
-}
+});
 
-if (!isMainThread && (workerData as AttackData | undefined)?.kind) {
-  attack(workerData as AttackData).then((stats) => parentPort!.postMessage(stats));
-}
+const HERE = new URL(import.meta.url);
 
-/** Runs `measure` while attackers of `kind` run in a worker; returns its result and what the attackers saw. */
-async function during<T>(kind: AttackKind, port: number, monitorAuth: string, measure: () => Promise<T>): Promise<[T, AttackStats]> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { kind, port, monitorAuth } satisfies AttackData });
-  const stats = new Promise<AttackStats>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  try {
-    // Let the attack get going before measuring.
-    await new Promise((r) => setTimeout(r, 500));
-    return [await measure(), await (worker.postMessage('stop'), stats)];
-  } finally {
-    await worker.terminate();
-  }
-}
-
-function describe(s: AttackStats): string {
-  return `${s.requests} attacker requests (${Object.entries(s.statuses)
-    .map(([k, v]) => `${k === '0' ? 'no answer' : k}: ${v}`)
-    .join(', ')})`;
-}
+/** Let the attack get going before measuring; its requests end within seconds once told to stop. */
+const TIMING = { warmUpMs: 500 };
 
 export async function benchAbuse(store: BenchStore): Promise<string[]> {
   const lines: string[] = [];
   const demo = await benchServer(store);
   try {
-    const post = (path: string, body: unknown) =>
-      fetch(`${demo.base}/${path}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', 'x-requested-by': 'bench' }, body: JSON.stringify(body) });
-    await post(`${AUTHN}/createUser`, { userName: MONITOR.user, password: MONITOR.password, description: 'benchmark monitor' });
-    await post(`${AUTHN}/addMemberToGroup`, { groupName: 'Monitors', memberUserOrGroupName: MONITOR.user });
-    const monitorAuth = `Basic ${Buffer.from(`${MONITOR.user}:${MONITOR.password}`).toString('base64')}`;
+    const monitorAuth = await addMonitor(demo.base, MONITOR.user, MONITOR.password);
     const url = `${demo.base}/serverConfig/servers/ms1`;
     const port = demo.server.port;
 
     const alone = await load('admin GET serverConfig/servers/ms1 alone', { url, headers: AUTH });
     console.log(`${alone.name}: ${alone.requestsPerSec.toFixed(0)} req/s (p50 ${alone.p50} ms, p99 ${alone.p99} ms)`);
-    const [flooded, floods] = await during('flood', port, monitorAuth, () =>
-      load('admin GET while 3 Monitors flood 1.5 MiB bodies at write URLs', { url, headers: AUTH }),
-    );
+    const [flooded, floods] = await during(HERE, { kind: 'flood', port, monitorAuth } satisfies Attack, () => load('admin GET while 3 Monitors flood 1.5 MiB bodies at write URLs', { url, headers: AUTH }), TIMING);
     lines.push(report(flooded, alone, 'admin GET ms1 during Monitor body floods', store.label));
-    console.log(`  ${describe(floods)}`);
-    const [aborted, aborts] = await during('abort', port, monitorAuth, () =>
-      load('admin GET while a client abandons requests at a context root', { url, headers: AUTH }),
-    );
+    console.log(`  ${describeAttack(floods)}`);
+    const [aborted, aborts] = await during(HERE, { kind: 'abort', port, monitorAuth } satisfies Attack, () => load('admin GET while a client abandons requests at a context root', { url, headers: AUTH }), TIMING);
     lines.push(report(aborted, alone, 'admin GET ms1 during abandoned requests', store.label));
-    console.log(`  ${describe(aborts)}`);
+    console.log(`  ${describeAttack(aborts)}`);
     const pool = await (await fetch(`${demo.base}/serverRuntime/threadPoolRuntime?links=none&fields=pendingUserRequestCount`, { headers: AUTH })).json();
     console.log(`  afterwards: pendingUserRequestCount ${JSON.stringify(pool.pendingUserRequestCount)} (this request included)`);
   } finally {
