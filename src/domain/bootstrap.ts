@@ -219,7 +219,18 @@ async function load(catalogs: (productVersion: string) => Catalog, store: Store,
     persistence,
     lifecycles: new Lifecycles(runtime, tasks, scheduler, timings),
     deployments: new Deployments(runtime, tasks, scheduler, configService, () => timings.deployment),
-    coordinator: new ClusterCoordinator({ store, persistence, runtime, configService, tasks, lifecycle, security, topology, changed: () => changes.changed() }),
+    coordinator: new ClusterCoordinator({
+      store,
+      persistence,
+      runtime,
+      configService,
+      tasks,
+      lifecycle,
+      security,
+      topology,
+      changed: () => changes.changed(),
+      beatFailed: (err) => (opts.log ?? SILENT_LOG).warn({ err }, 'this server could not say it is alive, or end the tasks of servers that stopped; it tries again at the next heartbeat (5 s)'),
+    }),
     instance,
   });
   await lifecycle.load(opts.listenAddress, opts.listenPort || 7001);
@@ -229,6 +240,11 @@ async function load(catalogs: (productVersion: string) => Catalog, store: Store,
   tasks.executor = instance;
   if (store.shared) tasks.numberFrom(Math.floor(Math.random() * 1e6) * 1000);
   await domain.coordinator.settle();
+  // Tasks of servers that already stopped counting as alive are ended now, not at this server's
+  // first heartbeat 5 s on: in a row of servers that each live less than that, nobody would end them.
+  if (!alone) {
+    await domain.coordinator.settleOrphans().catch((err: unknown) => (opts.log ?? SILENT_LOG).warn({ err }, 'the tasks of servers that stopped were not ended at start-up; this server tries again at its next heartbeat (5 s)'));
+  }
   // Old audit records go now, then every so often.
   security.audit.onPruneError = (err) => (opts.log ?? SILENT_LOG).error({ err }, 'old audit records not removed');
   security.audit.startRetention(opts.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS);

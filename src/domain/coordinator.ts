@@ -27,6 +27,8 @@ export interface CoordinatedParts {
   topology: () => Topology;
   /** Told after what other servers changed was taken in (or this server settled their orphans). */
   changed?: () => void;
+  /** Told when a heartbeat or the settling after it failed, once until one succeeds again. */
+  beatFailed?: (err: unknown) => void;
 }
 
 export class ClusterCoordinator {
@@ -93,11 +95,19 @@ export class ClusterCoordinator {
 
   /** Says regularly that this server is alive, and settles what stopped servers left running. */
   startHeartbeat(instance: string): void {
+    // A failing beat is told once (the store may be out for a while); the next beats try again.
+    let failing = false;
     const timer = setInterval(() => {
       void this.parts.store
         .heartbeat(instance, Date.now())
         .then(() => this.settleOrphans())
-        .catch(() => undefined);
+        .then(
+          () => (failing = false),
+          (err: unknown) => {
+            if (!failing) this.parts.beatFailed?.(err);
+            failing = true;
+          },
+        );
     }, HEARTBEAT_MS);
     timer.unref();
     this.heartbeat = { timer, instance };
