@@ -23,6 +23,9 @@ export interface WriteContext {
   lookup: (key: string) => BeanRecord | undefined;
 }
 
+/** Most missing references one problem names (the others are counted). */
+const NAMED_REFERENCES = 10;
+
 /** Keys a client may echo back from a GET body; they carry no change. */
 const IGNORED = new Set(['links', 'identity']);
 
@@ -96,7 +99,9 @@ export function validateWrite(
       const ids = (p.array ? result.value : [result.value]) as string[][];
       const dangling = ids.filter((id) => !referenceOk(ctx, id, p.javaType));
       if (dangling.length > 0) {
-        const list = dangling.map((id) => JSON.stringify(id)).join(', ');
+        // A long list names a few and counts the rest.
+        const named = dangling.slice(0, NAMED_REFERENCES).map((id) => JSON.stringify(id)).join(', ');
+        const list = dangling.length > NAMED_REFERENCES ? `${named} and ${dangling.length - NAMED_REFERENCES} more` : named;
         problems.add(name, () => `The property '${name}' of ${type.short} refers to ${list}, which does not exist or is not a ${ctx.catalog.type(p.javaType).short}.`);
         continue;
       }

@@ -59,6 +59,17 @@ export interface ProblemHints {
 /** Most problems one error lists; past this it says how many there were in all. */
 export const MAX_LISTED_PROBLEMS = 100;
 
+/** Most characters of one listed problem's detail, and of the path it names (see ProblemList). */
+export const MAX_DETAIL_CHARS = 2000;
+export const MAX_PATH_CHARS = 300;
+
+/** `text` cut to `max` characters (never inside a surrogate pair), saying how long it was. */
+function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length} characters in all)`;
+}
+
 export class Problem extends Error {
   /** The details as the error shows them: at most MAX_LISTED_PROBLEMS, then one saying how many in all. */
   readonly details: readonly ProblemDetail[];
@@ -91,12 +102,16 @@ export class ProblemList {
   private readonly kept: ProblemDetail[] = [];
   private count = 0;
 
-  /** Adds a problem; `detail` is called only while the list has room. */
+  /**
+   * Adds a problem; `detail` is called only while the list has room. What a client sent is shown
+   * in part when it is long (a key of 60,000 characters): the detail is kept to
+   * MAX_DETAIL_CHARS and the path to MAX_PATH_CHARS, each saying how long it was.
+   */
   add(path: string | undefined, detail: string | (() => string)): void {
     this.count++;
     if (this.kept.length >= MAX_LISTED_PROBLEMS) return;
-    const text = typeof detail === 'function' ? detail() : detail;
-    this.kept.push({ detail: text, ...(path !== undefined ? { path } : {}) });
+    const text = clipped(typeof detail === 'function' ? detail() : detail, MAX_DETAIL_CHARS);
+    this.kept.push({ detail: text, ...(path !== undefined ? { path: clipped(path, MAX_PATH_CHARS) } : {}) });
   }
 
   /** True once the list holds as many problems as an error lists (later ones are only counted). */

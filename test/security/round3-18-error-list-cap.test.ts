@@ -1,7 +1,8 @@
 // Round 3, item 18: a body with tens of thousands of faults. An error lists at most 100 problems and
 // then says how many there were in all, so a 1 MB body of 90,000 unknown keys gets an answer of a few
 // kilobytes, not 22 MB; the refused write changes nothing; an action called with thousands of
-// argument names does not repeat them all back.
+// argument names does not repeat them all back; a list of 20,000 missing references names ten and
+// counts the rest, and a key of 60,000 characters is shown in part.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AUTHN, type Client, changeManager, client, errorItems } from '../support/edit.js';
@@ -64,4 +65,24 @@ test('item 18: an action called with thousands of argument names names a few of 
   assert.equal(items.length, 1);
   assert.match(items[0]!.detail, /the arguments k0, k1, .* and 2980 more; valid signatures are: userExists\(userName: string\)/);
   assert.ok(r.text.length < 4096, `the error is ${r.text.length} bytes`);
+});
+
+test('item 18: 20,000 missing references name ten and count the rest; a 60,000-character key is shown in part', async () => {
+  assert.equal((await admin.post('edit/JDBCSystemResources', { name: 'r3-18-ds' })).status, 201);
+  const targets = Array.from({ length: 20_000 }, (_, i) => ['servers', `nowhere${i}`]);
+  const r = await admin.post('edit/JDBCSystemResources/r3-18-ds', { targets });
+  const [item] = errorItems(r, 400, '20,000 missing targets');
+  assert.equal(item!.path, 'targets');
+  assert.match(item!.detail, /refers to \["servers","nowhere0"\], .*\["servers","nowhere9"\] and 19990 more, which does not exist or is not a Target\.$/);
+  assert.ok(r.text.length < 4096, `the error is ${r.text.length} bytes`);
+  const long = `k${'y'.repeat(60_000)}`;
+  const two = await admin.post('edit/servers/ms1', { [long]: 1, [`${long}2`]: 2 });
+  const items = errorItems(two, 400, 'two keys of 60,000 characters');
+  assert.equal(items.length, 2);
+  for (const i of items) {
+    assert.match(i.path!, /^kyyy.*… \(6000[12] characters in all\)$/);
+    assert.match(i.detail, /^Server has no property 'kyyy.*… \(600\d\d characters in all\)$/);
+  }
+  assert.ok(two.text.length < 8192, `the error is ${two.text.length} bytes`);
+  assert.equal((await admin.get('edit/JDBCSystemResources/r3-18-ds?links=none&fields=targets')).json.targets.length, 0);
 });
