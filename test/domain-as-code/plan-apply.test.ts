@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { startServer, type RunningServer } from '../../src/cli/server.js';
 import { killRunning, runCli } from '../support/cli.js';
-import { type Client, type RuntimeServer, basic, client, createUser, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
+import { AUTHN, type Client, type RuntimeServer, basic, client, createUser, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
 import { inSession } from './support.js';
 
 let a: RuntimeServer;
@@ -252,4 +252,69 @@ test("apply uploads an application from the model's archive path; plan then find
   const out = await cli(bOrigin, ['plan', file]);
   assert.equal(out.code, 1);
   assert.match(out.err, /the archive path 'wlsdeploy\/\.\.\/domain\.yaml' must name a file below wlsdeploy\//);
+});
+
+test('users and groups: discover writes them with passwords as tokens; apply creates the missing ones, their memberships and descriptions; drift and prune; a refused user takes back the rest', async () => {
+  const ok = async (c: Client, action: string, args: Record<string, unknown>) => {
+    const r = await c.post(`${AUTHN}/${action}`, args);
+    assert.equal(r.status, 200, `${action}: ${r.text}`);
+    return r.json.return;
+  };
+  await ok(a.admin, 'createGroup', { groupName: 'dacOps', description: 'operators of the shop' });
+  await ok(a.admin, 'addMemberToGroup', { groupName: 'Operators', memberUserOrGroupName: 'dacOps' });
+  await ok(a.admin, 'createUser', { userName: 'dacalice', password: 'alice-pw-1', description: 'Alice' });
+  await ok(a.admin, 'addMemberToGroup', { groupName: 'dacOps', memberUserOrGroupName: 'dacalice' });
+  await ok(a.admin, 'addMemberToGroup', { groupName: 'Monitors', memberUserOrGroupName: 'dacalice' });
+  const file = join(dir, 'realm.yaml');
+  const r = await cli(a.origin, ['discover', '--out', file]);
+  assert.equal(r.code, 0, r.err);
+  const text = readFileSync(file, 'utf8');
+  assert.ok(!text.includes('alice-pw-1'), 'a password was written');
+  const security = parse(text).topology.Security;
+  assert.deepEqual(security.User.dacalice, { Description: 'Alice', GroupMemberOf: ['Monitors', 'dacOps'], Password: '@@SECRET:dacalice:password@@' });
+  assert.deepEqual(security.Group.dacOps, { Description: 'operators of the shop', GroupMemberOf: ['Operators'] });
+  const model = join(dir, 'realm-only.yaml');
+  writeFileSync(model, stringify({ topology: { Security: security } }));
+  // B lacks the users: their passwords are needed, and named where they are missing.
+  const secrets = join(dir, 'realm-secrets');
+  const noSecret = await cli(bOrigin, ['plan', model]);
+  assert.equal(noSecret.code, 1);
+  assert.match(noSecret.err, /topology\.Security\.User\.dacalice\.Password \(.*realm-only\.yaml:\d+:\d+\): the secret 'dacalice:password' needs --secrets-from/);
+  for (const [user, password] of [['dacalice', 'alice-pw-1'], ['dacdeployer', 'deployer-pw1'], ['dacmonitor', 'monitor-pw1']] as const) {
+    mkdirSync(join(secrets, user), { recursive: true });
+    writeFileSync(join(secrets, user, 'password'), `${password}\n`);
+  }
+  const applied = await cli(bOrigin, ['apply', model, '--yes', '--secrets-from', secrets]);
+  assert.equal(applied.code, 0, applied.err);
+  assert.match(applied.err, /\+ create realm\/users\/dacalice/);
+  const alice = bAdmin.as(basic('dacalice', 'alice-pw-1'));
+  assert.equal((await alice.get('currentUser?links=none')).json.user, 'dacalice');
+  const again = parse(readFileSync((await cli(bOrigin, ['discover', '--out', join(dir, 'realm-b.yaml')])).code === 0 ? join(dir, 'realm-b.yaml') : '', 'utf8')).topology.Security;
+  assert.deepEqual(again, security);
+  const none = await cli(bOrigin, ['plan', model]);
+  assert.equal(none.code, 0, none.out + none.err);
+  // Drift: a membership removed by hand is shown and put back.
+  await ok(bAdmin, 'removeMemberFromGroup', { groupName: 'Monitors', memberUserOrGroupName: 'dacalice' });
+  await ok(bAdmin, 'createUser', { userName: 'dacextra', password: 'extra-pw-1', description: '' });
+  const drift = await cli(bOrigin, ['plan', model, '--prune']);
+  assert.equal(drift.code, 2, drift.out + drift.err);
+  assert.match(drift.out, /~ update realm\/users\/dacalice[^\n]*\n\s+GroupMemberOf: \[dacOps\] -> \[Monitors, dacOps\]/);
+  assert.deepEqual(drift.out.split('\n').filter((l) => l.startsWith('- delete')), ['- delete realm/users/dacextra']);
+  const fixed = await cli(bOrigin, ['apply', model, '--prune', '--yes']);
+  assert.equal(fixed.code, 0, fixed.err);
+  assert.equal(await ok(bAdmin, 'isMember', { parentGroupName: 'Monitors', memberUserOrGroupName: 'dacalice', recursive: false }), true);
+  assert.equal(await ok(bAdmin, 'userExists', { userName: 'dacextra' }), false);
+  // A user the server refuses (a password too short): the group made before it is taken back, the session cancelled.
+  const bad = parse(readFileSync(model, 'utf8'));
+  bad.topology.Security.Group.dacRollback = { Description: 'taken back' };
+  bad.topology.Security.User.dacbob = { Password: 'short', GroupMemberOf: ['dacRollback'] };
+  bad.topology.Server = { AdminServer: { Notes: 'not applied' } };
+  writeFileSync(model, stringify(bad));
+  const refused = await cli(bOrigin, ['apply', model, '--yes', '--secrets-from', secrets]);
+  assert.equal(refused.code, 5, refused.err);
+  assert.match(refused.err, /topology\.Security\.User\.dacbob \(.*\): creating the user dacbob: .*password/i);
+  assert.match(refused.err, /nothing was changed/);
+  assert.equal(await ok(bAdmin, 'groupExists', { groupName: 'dacRollback' }), false);
+  assert.notEqual((await bAdmin.get('edit/servers/AdminServer?links=none&fields=notes')).json.notes, 'not applied');
+  assert.equal((await bAdmin.get('edit/changeManager?links=none')).json.locked, false);
 });

@@ -197,7 +197,8 @@ export function registerDomainAsCode(program: Command, command: (name: string, d
     .action(
       guarded(async (file: string, opts: ModelFlags) => {
         const { root, notes } = loadModel(file, opts);
-        const p = plan(root, await readLive(clientFor(opts)), { prune: opts.prune === true });
+        const client = clientFor(opts);
+        const p = plan(root, await readLive(client, { realm: root.realm !== undefined }), { prune: opts.prune === true, ...(client.options.user !== undefined ? { self: client.options.user } : {}) });
         p.notes.unshift(...notes);
         if (p.problems.length > 0) throw new ApplyError(`the model has ${p.problems.length} problem${p.problems.length === 1 ? '' : 's'}`, p.problems);
         print(opts.json ? json(planJson(p)) : planText(p));
@@ -225,11 +226,11 @@ export function registerDomainAsCode(program: Command, command: (name: string, d
             return confirm('Apply these changes? (yes/no) ');
           },
         });
-        const summary = { created: result.created, updated: result.updated, deleted: result.deleted, activated: result.activated, requests: result.requests, ms: Date.now() - started };
+        const summary = { created: result.created, updated: result.updated, deleted: result.deleted, activated: result.activated, usersAndGroups: result.realm, requests: result.requests, ms: Date.now() - started };
         if (opts.json) return print(json({ ...summary, plan: planJson(result.plan) }));
         if (result.plan.changes.length === 0) return print('No changes: the domain matches the model.\n');
-        if (!result.activated) return print('Nothing was changed.\n');
-        print(`Applied: ${result.created} created, ${result.updated} changed, ${result.deleted} deleted; one activation.\n`);
+        if (!result.activated && result.realm === 0) return print('Nothing was changed.\n');
+        print(`Applied: ${result.created} created, ${result.updated} changed, ${result.deleted} deleted; ${result.activated ? 'one activation' : 'users and groups only, no activation'}.\n`);
       }),
     );
   void program;

@@ -10,6 +10,7 @@ import { uploadForm } from './archives.js';
 import { typeInfo } from './format.js';
 import { readLive } from './live.js';
 import { type Change, NameIndex, type Plan, type PlanOptions, plan } from './plan.js';
+import { type RealmStep, deleteSteps, realmSteps, runSteps, takeBack } from './realm.js';
 import { type Node, type Place, type Problem, problemText } from './tree.js';
 
 export interface ApplyResult {
@@ -21,6 +22,8 @@ export interface ApplyResult {
   /** Requests sent inside the session. */
   requests: number;
   activated: boolean;
+  /** Users and groups created, changed or removed (through the authenticator, outside the session). */
+  realm: number;
 }
 
 /** A lock the CLI takes lapses after this long, should it be killed before it lets go. */
@@ -60,12 +63,51 @@ function refused(err: unknown, at: Place, what: string): Problem[] {
 }
 
 export async function apply(client: AppserverClient, model: Node, opts: PlanOptions & { onPlan?: (p: Plan) => boolean | Promise<boolean> } = {}): Promise<ApplyResult> {
-  const live = await readLive(client);
+  const live = await readLive(client, { realm: model.realm !== undefined });
+  opts = { ...opts, self: opts.self ?? client.options.user };
   const first = plan(model, live, opts);
   if (first.problems.length > 0) throw new ApplyError(`the model has ${first.problems.length} problem${first.problems.length === 1 ? '' : 's'}: nothing was changed`, first.problems);
-  const result: ApplyResult = { plan: first, created: 0, updated: 0, deleted: 0, requests: 0, activated: false };
+  const result: ApplyResult = { plan: first, created: 0, updated: 0, deleted: 0, requests: 0, activated: false, realm: 0 };
   if (first.changes.length === 0) return result;
   if (opts.onPlan && !(await opts.onPlan(first))) return result;
+  const realmChanges = first.changes.filter((c) => c.realm !== undefined);
+  const realmPath = live.realm?.path ?? '';
+  const count = (changes: readonly Change[]) => {
+    for (const c of changes) {
+      result.realm++;
+      if (c.op === 'create') result.created++;
+      else if (c.op === 'update') result.updated++;
+      else result.deleted++;
+    }
+  };
+  /** The realm's creates and changes: all made, or none (each taken back when one is refused). */
+  const realmFirst = async (done: RealmStep[], cancelled: string): Promise<void> => {
+    const failed = await runSteps(realmSteps(client, realmPath, realmChanges), done);
+    if (!failed) return;
+    const problems = refused(failed.error, failed.step.change.at ?? { path: failed.step.change.path.join('/') }, failed.step.what);
+    for (const f of failed.notUndone) problems.push({ at: { path: '' }, message: `not taken back: ${f}` });
+    throw new ApplyError(`${problems.length} problem${problems.length === 1 ? '' : 's'}: ${cancelled}${failed.notUndone.length > 0 ? '' : ', nothing was changed'}`, problems);
+  };
+  /** --prune in the realm, once everything else is done (a removed user's password cannot be given back). */
+  const realmLast = async (): Promise<void> => {
+    const problems: Problem[] = [];
+    for (const step of deleteSteps(client, realmPath, realmChanges)) {
+      try {
+        await step.run();
+      } catch (err) {
+        problems.push(...refused(err, { path: step.change.path.join('/') }, step.what));
+      }
+    }
+    if (problems.length > 0) throw new ApplyError(`${problems.length} problem${problems.length === 1 ? '' : 's'}: everything else was applied${result.activated ? ' and activated' : ''}, but these users or groups were not removed`, problems);
+  };
+  if (first.changes.every((c) => c.realm !== undefined)) {
+    // Users and groups only: no edit session.
+    await realmFirst([], 'the users and groups were left as they were');
+    count(realmChanges.filter((c) => c.op !== 'delete'));
+    await realmLast();
+    count(realmChanges.filter((c) => c.op === 'delete'));
+    return result;
+  }
 
   const cm = await client.changeManager();
   if (cm.locked && cm.lockOwner !== undefined && cm.lockOwner !== client.options.user) {
@@ -94,7 +136,7 @@ export async function apply(client: AppserverClient, model: Node, opts: PlanOpti
     let current = live;
     let pending = first;
     for (let level = 0; level < MAX_LEVELS; level++) {
-      const creates = pending.changes.filter((c) => c.op === 'create');
+      const creates = pending.changes.filter((c) => c.op === 'create' && c.realm === undefined);
       if (creates.length === 0) break;
       const index = new NameIndex([current]);
       for (const c of creates) {
@@ -124,6 +166,7 @@ export async function apply(client: AppserverClient, model: Node, opts: PlanOpti
       }
       if (problems.length > 0) break;
       current = await readLive(client);
+      if (live.realm) current.realm = live.realm;
       result.requests++;
       pending = plan(model, current, opts);
       if (pending.problems.length > 0) {
@@ -131,12 +174,12 @@ export async function apply(client: AppserverClient, model: Node, opts: PlanOpti
         break;
       }
     }
-    if (problems.length === 0 && pending.changes.some((c) => c.op === 'create')) {
+    if (problems.length === 0 && pending.changes.some((c) => c.op === 'create' && c.realm === undefined)) {
       problems.push({ at: { path: '' }, message: `beans were still missing after ${MAX_LEVELS} levels of creates` });
     }
     if (problems.length === 0) {
       const index = new NameIndex([current]);
-      for (const c of pending.changes.filter((x) => x.op === 'update')) {
+      for (const c of pending.changes.filter((x) => x.op === 'update' && x.realm === undefined)) {
         const body: Record<string, unknown> = {};
         for (const pc of c.props) {
           const prop = typeInfo(c.type)?.props.get(pc.name);
@@ -148,18 +191,28 @@ export async function apply(client: AppserverClient, model: Node, opts: PlanOpti
         }
         if (await send(c, () => client.update(`edit/${c.path.join('/')}`, body), `changing ${c.path.join('/')}`)) result.updated++;
       }
-      for (const c of pending.changes.filter((x) => x.op === 'delete')) {
+      for (const c of pending.changes.filter((x) => x.op === 'delete' && x.realm === undefined)) {
         if (await send(c, () => client.delete(`edit/${c.path.join('/')}`), `deleting ${c.path.join('/')}`)) result.deleted++;
       }
     }
     if (problems.length > 0) throw new ApplyError(`${problems.length} problem${problems.length === 1 ? '' : 's'}: the edit session was cancelled, nothing was changed`, problems);
+    // The users and groups, just before the activation: taken back if it is refused.
+    const done: RealmStep[] = [];
+    await realmFirst(done, 'the edit session was cancelled and the users and groups taken back');
     try {
       await client.activate();
       result.requests++;
     } catch (err) {
-      throw new ApplyError('the activation was refused: the edit session was cancelled, nothing was changed', refused(err, { path: '' }, 'activate'));
+      const notUndone = await takeBack(done);
+      throw new ApplyError(`the activation was refused: the edit session was cancelled${notUndone.length > 0 ? '' : ', nothing was changed'}`, [
+        ...refused(err, { path: '' }, 'activate'),
+        ...notUndone.map((f) => ({ at: { path: '' }, message: `not taken back: ${f}` })),
+      ]);
     }
     result.activated = true;
+    count(realmChanges.filter((c) => c.op !== 'delete'));
+    await realmLast();
+    count(realmChanges.filter((c) => c.op === 'delete'));
     return result;
   } catch (err) {
     if (!result.activated) await client.cancelEdit().catch(() => undefined);

@@ -5,7 +5,7 @@
 import type { AppserverClient } from '../client.js';
 import { DOMAIN_TYPE, type Prop, folderOf, modelKey, sectionOf, typeInfo } from './format.js';
 import { readLive } from './live.js';
-import { type Node, isEmpty, sameValue } from './tree.js';
+import { type Node, type Principal, type Realm, isEmpty, sameValue } from './tree.js';
 import { writeYaml } from './yaml-text.js';
 
 export interface DiscoverOptions {
@@ -52,6 +52,29 @@ class Writer {
   beans = 0;
 
   constructor(private readonly opts: DiscoverOptions) {}
+
+  /** `topology.Security`: groups and users with their descriptions and the groups they are members of; a user's password as a token. */
+  realm(realm: Realm): Map<string, unknown> {
+    const entry = (p: Principal) => {
+      const m = new Map<string, unknown>();
+      if (p.description !== '') m.set('Description', p.description);
+      if (p.memberOf.length > 0) m.set('GroupMemberOf', p.memberOf);
+      return m;
+    };
+    const out = new Map<string, unknown>();
+    const sorted = (m: Map<string, Principal>) => [...m.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (realm.groups.size > 0) out.set('Group', new Map(sorted(realm.groups).map((g) => [g.name, entry(g)])));
+    if (realm.users.size > 0) {
+      out.set('User', new Map(sorted(realm.users).map((u) => {
+        const m = entry(u);
+        const token = `${u.name}:password`;
+        this.secrets.push(token);
+        m.set('Password', `@@SECRET:${token}@@`);
+        return [u.name, m];
+      })));
+    }
+    return out;
+  }
 
   /** The model map of one bean; `where` is its dotted model path (for variable names). */
   bean(node: Node, where: string[], section: string): Map<string, unknown> {
@@ -124,6 +147,10 @@ export function writeModel(root: Node, opts: DiscoverOptions = {}): Discovered {
     for (const cr of c.creators) sectionOfKey.set(folderOf(c, cr).folder, s);
   }
   for (const [k, v] of all) sections[sectionOfKey.get(k) ?? 'topology'].set(k, v);
+  if (root.realm) {
+    const security = w.realm(root.realm);
+    if (security.size > 0) sections.topology.set('Security', security);
+  }
   const model = new Map<string, unknown>();
   for (const s of ['topology', 'resources', 'appDeployments'] as const) if (sections[s].size > 0) model.set(s, sections[s]);
   const text = writeYaml(model);
@@ -132,7 +159,7 @@ export function writeModel(root: Node, opts: DiscoverOptions = {}): Discovered {
 
 /** Reads the live domain and writes its model. */
 export async function discover(client: AppserverClient, opts: DiscoverOptions = {}): Promise<Discovered> {
-  return writeModel(await readLive(client), opts);
+  return writeModel(await readLive(client, { realm: 'if-allowed' }), opts);
 }
 
 /** A variables file: `key=value` lines, sorted, with the characters a properties file treats specially escaped. */

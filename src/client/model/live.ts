@@ -4,6 +4,7 @@
 import type { AppserverClient } from '../client.js';
 import { AppserverError } from '../errors.js';
 import { DOMAIN_TYPE, factsOf, subtypesOf, typeByDiscriminator, typeInfo } from './format.js';
+import { readRealm } from './realm.js';
 import { type Node, newNode } from './tree.js';
 
 /** Domain children that are not the user's configuration: the product's own applications, debug switches, REST-only resources. */
@@ -91,8 +92,22 @@ function convert(body: Record<string, unknown>, type: string, path: string[], na
   return node;
 }
 
-/** Reads the whole configuration of the domain (one search of the edit tree). */
-export async function readLive(client: AppserverClient): Promise<Node> {
+export interface ReadLiveOptions {
+  /** Also read the realm's users and groups (a few requests per user and group); `if-allowed`: not when the user may not list them. */
+  realm?: boolean | 'if-allowed';
+}
+
+/** Reads the whole configuration of the domain (one search of the edit tree), and with `realm` its users and groups. */
+export async function readLive(client: AppserverClient, opts: ReadLiveOptions = {}): Promise<Node> {
+  const root = await readConfiguration(client);
+  if (opts.realm) {
+    const realm = await readRealm(client, root, opts.realm === 'if-allowed');
+    if (realm) root.realm = realm;
+  }
+  return root;
+}
+
+async function readConfiguration(client: AppserverClient): Promise<Node> {
   let body: Record<string, unknown>;
   try {
     body = (await client.search('edit', queryOf(DOMAIN_TYPE))) as Record<string, unknown>;

@@ -6,7 +6,7 @@
 import { type Child, type Prop, folderOf, isA, modelKey, shortName, typeInfo } from './format.js';
 import { sameArchive } from './archives.js';
 import { covered } from './live.js';
-import { type Node, type Place, type Problem, isEmpty, newNode, sameValue } from './tree.js';
+import { type Node, type Place, type Problem, type Realm, isEmpty, newNode, sameValue } from './tree.js';
 
 export interface PropChange {
   /** REST name. */
@@ -35,6 +35,8 @@ export interface Change {
   node?: Node;
   /** For creates: the child it is made in. */
   child?: Child;
+  /** A user or group of the security realm (path `realm/users/<name>` or `realm/groups/<name>`), changed through the authenticator, outside the edit session. */
+  realm?: 'user' | 'group';
 }
 
 export interface Plan {
@@ -45,6 +47,8 @@ export interface Plan {
 
 export interface PlanOptions {
   prune?: boolean;
+  /** The user the client runs as: never pruned from the realm. */
+  self?: string;
 }
 
 /** Beans never pruned: the administration server runs the domain. */
@@ -186,9 +190,67 @@ export function plan(model: Node, live: Node, opts: PlanOptions = {}): Plan {
       }
     }
   }
+  if (model.realm) planRealm(model.realm, live.realm, opts, p);
   // Creates in dependency order: the kinds others name first (machines, clusters, templates), parents before children.
   p.changes.sort((a, b) => order(a) - order(b) || (a.op === 'delete' ? b.path.length - a.path.length : a.path.length - b.path.length));
   return { changes: p.changes, problems: p.problems, notes: p.notes };
+}
+
+/** The realm's users and groups: created when missing, descriptions and memberships made to match, pruned only with --prune. */
+function planRealm(model: Realm, live: Realm | undefined, opts: PlanOptions, out: { changes: Change[]; problems: Problem[]; notes: Problem[] }): void {
+  const at = model.at ?? { path: 'topology.Security' };
+  if (!live) {
+    out.problems.push({ at, message: 'the domain shows no users and groups to this client: it has no default authenticator, or the user may not list them (the Admin role)' });
+    return;
+  }
+  const isGroup = (n: string) => model.groups.has(n) || live.groups.has(n);
+  for (const kind of ['group', 'user'] as const) {
+    const [wanted, have, other, folder] = kind === 'group' ? [model.groups, live.groups, live.users, 'groups'] : [model.users, live.users, live.groups, 'users'];
+    for (const [name, m] of wanted) {
+      const where = m.at ?? at;
+      for (const g of m.memberOf) {
+        if (!isGroup(g)) out.problems.push({ at: m.memberOfAt ?? where, message: `'${g}' names no group of the domain or the model` });
+      }
+      const l = have.get(name);
+      const path = ['realm', folder, name];
+      const type = kind === 'group' ? 'Group' : 'User';
+      if (!l) {
+        if (other.has(name)) {
+          out.problems.push({ at: where, message: `'${name}' is a ${kind === 'group' ? 'user' : 'group'} of the domain, not a ${kind}` });
+          continue;
+        }
+        const props: PropChange[] = [];
+        if (m.description !== '') props.push(realmProp('description', 'Description', undefined, m.description));
+        if (m.memberOf.length > 0) props.push(realmProp('memberOf', 'GroupMemberOf', undefined, m.memberOf));
+        if (kind === 'user') {
+          if (m.password === undefined) {
+            out.problems.push(m.passwordProblem ?? { at: where, message: `the user '${name}' is not in the domain: it is created with a password, give Password: '@@SECRET:${name}:password@@' and its value` });
+            continue;
+          }
+          props.push({ ...realmProp('password', 'Password', undefined, m.password), secret: true });
+        }
+        out.changes.push({ op: 'create', path, type, at: where, props, restart: false, realm: kind });
+        continue;
+      }
+      const props: PropChange[] = [];
+      if (m.description !== l.description) props.push(realmProp('description', 'Description', l.description, m.description));
+      if (!sameValue(m.memberOf, l.memberOf)) props.push(realmProp('memberOf', 'GroupMemberOf', l.memberOf, m.memberOf));
+      if (props.length > 0) out.changes.push({ op: 'update', path, type, at: where, props, restart: false, realm: kind });
+    }
+    if (!opts.prune || !(kind === 'group' ? model.coversGroups : model.coversUsers)) continue;
+    for (const name of have.keys()) {
+      if (wanted.has(name)) continue;
+      if (kind === 'user' && name === opts.self) {
+        out.notes.push({ at, message: `the user ${name} runs this apply: never pruned` });
+        continue;
+      }
+      out.changes.push({ op: 'delete', path: ['realm', folder, name], type: kind === 'group' ? 'Group' : 'User', props: [], restart: false, realm: kind });
+    }
+  }
+}
+
+function realmProp(name: string, key: string, old: unknown, value: unknown): PropChange {
+  return { name, key, old, new: value, restart: false, reference: false, array: Array.isArray(value) };
 }
 
 const FIRST = ['machines', 'clusters', 'serverTemplates', 'servers', 'migratableTargets', 'fileStores', 'JDBCStores', 'JDBCSystemResources', 'JMSServers', 'SAFAgents', 'JMSSystemResources', 'selfTuning', 'mailSessions'];

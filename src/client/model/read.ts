@@ -6,7 +6,7 @@ import { LineCounter, type Node as LibNode, type Pair as LibPair, isMap as libIs
 import { type YPair, type YValue, readYamlSubset } from './yaml-text.js';
 import { dirname, resolve } from 'node:path';
 import { DOMAIN_TYPE, type Child, type Prop, SECTIONS, type TypeInfo, isA, nearest, sectionOf, spellings, squash, subtypeNamed, typeInfo } from './format.js';
-import { type Node, type Place, type Problem, newNode } from './tree.js';
+import { type Node, type Place, type Principal, type Problem, type Realm, newNode, newRealm } from './tree.js';
 import { archiveProblem, isArchivePath } from './archives.js';
 
 export interface Substitutions {
@@ -147,7 +147,7 @@ class Reader {
       const at = this.at(kpath, pair);
       const value = pair.value;
       if (domain && section === 'topology' && squash(key) === 'security') {
-        this.notes.push({ at, message: 'users and groups (Security) are not changed by plan or apply' });
+        this.security(node, value, kpath, at);
         continue;
       }
       const slot = info.slots.get(squash(key));
@@ -242,15 +242,102 @@ class Reader {
     return { type: dflt, map, path };
   }
 
-  /** Replaces the tokens of a text; a missing variable or secret is a problem. */
-  private substitute(text: string, at: Place): string | undefined {
+  /**
+   * `topology.Security`: the realm's users and groups (`Group`/`User` folders of names, each with
+   * Description, GroupMemberOf and, for users, Password). A password's secret is looked up here,
+   * but a missing one is a problem only if the user has to be created (plan decides).
+   */
+  private security(root: Node, value: YNode | null, path: string, at: Place): void {
+    const realm: Realm = { ...newRealm(), at };
+    root.realm = realm;
+    if (value === null || (isScalar(value) && value.value === null)) return;
+    if (!isMap(value)) {
+      this.problem(at, 'Security holds the folders User and Group');
+      return;
+    }
+    for (const pair of value.items) {
+      const key = this.keyOf(pair, path);
+      if (key === undefined) continue;
+      const fpath = `${path}.${key}`;
+      const fat = this.at(fpath, pair);
+      const kind = squash(key) === 'user' ? 'user' : squash(key) === 'group' ? 'group' : undefined;
+      if (!kind) {
+        this.problem(fat, `Security has no folder '${key}'${hint(key, ['User', 'Group'])} (User, Group)`);
+        continue;
+      }
+      if (kind === 'user') realm.coversUsers = true;
+      else realm.coversGroups = true;
+      const v = pair.value;
+      if (v === null || (isScalar(v) && v.value === null)) continue;
+      if (!isMap(v)) {
+        this.problem(fat, 'the folder must be a map of names to items');
+        continue;
+      }
+      const into = kind === 'user' ? realm.users : realm.groups;
+      for (const entry of v.items) {
+        const name = this.keyOf(entry, fpath);
+        if (name === undefined) continue;
+        const ipath = `${fpath}.${name}`;
+        const iat = this.at(ipath, entry);
+        if (name === '' || /[/?#,\s]/.test(name) || name.length > 256) {
+          this.problem(iat, `'${name}' cannot name a ${kind} (no /, ?, #, comma or space, at most 256 characters)`);
+          continue;
+        }
+        if (realm.users.has(name) || realm.groups.has(name)) {
+          this.problem(iat, `a second user or group named '${name}'`);
+          continue;
+        }
+        const principal: Principal = { name, description: '', memberOf: [], at: iat };
+        into.set(name, principal);
+        const ev = entry.value;
+        if (ev === null || (isScalar(ev) && ev.value === null)) continue;
+        if (!isMap(ev)) {
+          this.problem(iat, `the ${kind} '${name}' must be a map`);
+          continue;
+        }
+        for (const f of ev.items) {
+          const fkey = this.keyOf(f, ipath);
+          if (fkey === undefined) continue;
+          const vat = this.at(`${ipath}.${fkey}`, f);
+          const field = squash(fkey);
+          if (field === 'description') {
+            const t = f.value === null || (isScalar(f.value) && f.value.value === null) ? '' : this.text(f.value, vat);
+            if (t === undefined) {
+              if (!isScalar(f.value)) this.problem(vat, "'Description' takes a text");
+              continue;
+            }
+            principal.description = t;
+            principal.hasDescription = true;
+            principal.descriptionAt = vat;
+          } else if (field === 'groupmemberof') {
+            const names = this.names(f.value, vat);
+            if (names === undefined) continue;
+            principal.memberOf = [...new Set(names)].sort();
+            principal.memberOfAt = vat;
+          } else if (kind === 'user' && field === 'password') {
+            const missing: string[] = [];
+            const t = isScalar(f.value) && f.value.value !== null ? this.substitute(typeof f.value.value === 'string' ? f.value.value : (f.value.source ?? String(f.value.value)), vat, missing) : undefined;
+            if (t !== undefined && t !== '') principal.password = t;
+            else principal.passwordProblem = { at: vat, message: missing[0] ?? "'Password' takes a text or a @@SECRET:name:key@@ token" };
+          } else {
+            const known = kind === 'user' ? ['Description', 'GroupMemberOf', 'Password'] : ['Description', 'GroupMemberOf'];
+            this.problem(vat, `a ${kind} has no attribute '${fkey}'${hint(fkey, known)} (${known.join(', ')})`);
+          }
+        }
+      }
+    }
+  }
+
+  /** Replaces the tokens of a text; a missing variable or secret is a problem (kept in `quiet`, when given). */
+  private substitute(text: string, at: Place, quiet?: string[]): string | undefined {
     let ok = true;
+    const problem = (where: Place, message: string) => (quiet ? quiet.push(message) : this.problem(where, message));
     const out = text.replace(TOKEN, (whole, kind: string, ref: string) => {
       if (kind === 'PROP') {
         const v = this.subs.variables?.get(ref);
         if (v === undefined) {
           ok = false;
-          this.problem(at, this.subs.variables ? `the variable '${ref}' is not in the variables file` : `the variable '${ref}' needs a variables file (--variables)`);
+          problem(at, this.subs.variables ? `the variable '${ref}' is not in the variables file` : `the variable '${ref}' needs a variables file (--variables)`);
           return whole;
         }
         return v;
@@ -259,7 +346,7 @@ class Reader {
         const v = process.env[ref];
         if (v === undefined) {
           ok = false;
-          this.problem(at, `the environment variable '${ref}' is not set`);
+          problem(at, `the environment variable '${ref}' is not set`);
           return whole;
         }
         return v;
@@ -269,7 +356,7 @@ class Reader {
       const v = this.subs.secret?.(name, key);
       if (v === undefined) {
         ok = false;
-        this.problem(at, this.subs.secret ? `the secret '${ref}' is not in ${this.subs.secretSource ?? 'the secrets'}` : `the secret '${ref}' needs --secrets-from DIR or --secrets-from env`);
+        problem(at, this.subs.secret ? `the secret '${ref}' is not in ${this.subs.secretSource ?? 'the secrets'}` : `the secret '${ref}' needs --secrets-from DIR or --secrets-from env`);
         return whole;
       }
       return v;

@@ -50,6 +50,8 @@ export interface Node {
    * local file the model's `wlsdeploy/...` path names, uploaded when the deployment is created.
    */
   archives?: Map<string, string>;
+  /** The domain only: the security realm's users and groups (the model's `topology.Security`; live, when read). */
+  realm?: Realm;
 }
 
 export function newNode(type: string, path: string[], name?: string): Node {
@@ -79,4 +81,36 @@ export function sameValue(a: unknown, b: unknown, unordered = false): boolean {
 
 export function isEmpty(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+}
+
+/** A user or a group, as the model or the domain has it. */
+export interface Principal {
+  name: string;
+  description: string;
+  /** The groups it is a direct member of, sorted. */
+  memberOf: string[];
+  /** Model side: where it stands, and where its values do. */
+  at?: Place;
+  descriptionAt?: Place;
+  memberOfAt?: Place;
+  /** Whether the model gave a description / a membership list (left out: none). */
+  hasDescription?: boolean;
+  /** Model side, users: the password to create it with, or why there is none. */
+  password?: string;
+  passwordProblem?: { at: Place; message: string };
+}
+
+export interface Realm {
+  users: Map<string, Principal>;
+  groups: Map<string, Principal>;
+  /** Model side: whether the model has the User / Group folder (what --prune covers). */
+  coversUsers?: boolean;
+  coversGroups?: boolean;
+  at?: Place;
+  /** Live side: the authenticator's path in the serverConfig tree. */
+  path?: string;
+}
+
+export function newRealm(): Realm {
+  return { users: new Map(), groups: new Map() };
 }
