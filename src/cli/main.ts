@@ -33,6 +33,14 @@ function parseStopTimeout(value: string): number {
   return Number(value);
 }
 
+/** How long one statement may run on a PostgreSQL store by default (s). */
+const DEFAULT_STATEMENT_TIMEOUT_SECONDS = 30;
+
+function parseStatementTimeout(value: string): number {
+  if (!/^\d{1,4}(\.\d{1,3})?$/.test(value) || Number(value) > 3600) throw new Error(`--store-statement-timeout takes a number of seconds from 0 to 3600, not '${value.slice(0, 40)}'`);
+  return Number(value);
+}
+
 const program = new Command();
 // The version of the package this command belongs to (package.json sits three levels above dist/src/cli/).
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -46,6 +54,12 @@ program
   .option('--data-dir <dir>', 'data directory', './data')
   .option('--store <url>', `postgres://user@host:port/database to share the domain between servers (default: ${STORE_ENV}, else SQLite in the data directory)`)
   .option('--store-password-file <file>', STORE_PASSWORD_FILE_HELP)
+  .option(
+    '--store-statement-timeout <seconds>',
+    'PostgreSQL store: how long one statement may run before the database cancels it and the request answers 503 with Retry-After (0 to 3600; 0: no bound)',
+    parseStatementTimeout,
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+  )
   .option('--port-offset <n>', "added to every managed server's ports (listen, SSL and administration ports), so several domains share one host", parsePortOffset, 0)
   .option('--no-listeners', "running managed servers do not open their own ports")
   .option('--managed-host <address>', "the address managed servers without a listen address of their own (or with 0.0.0.0 or ::) bind (default: --host); 0.0.0.0 binds them to every interface")
@@ -65,7 +79,7 @@ program
   .option('--max-edit-sessions-per-user <n>', 'named edit sessions one user may have created, from 1 to 10000', (v) => wholeNumber('--max-edit-sessions-per-user', v, 1, 10_000), 10)
   .option('--audit-retention <duration>', 'how long audit records are kept: a number with d, h, m or s (days, hours, minutes, seconds), up to 36500d; 0 keeps them for ever (default: 90d)', parseRetention)
   .option('--edit-session-idle <hours>', 'a named edit session unused (not changed, locked or activated) for this many hours is discarded with its lock and changes, from 1 to 8760', (v) => wholeNumber('--edit-session-idle', v, 1, 8760), 24)
-  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; maxEditSessions: number; maxEditSessionsPerUser: number; editSessionIdle: number; stopTimeout: number; auditRetention?: number }) => {
+  .action(async (opts: { host: string; port: number; dataDir: string; logLevel: string; logFormat?: string; store?: string; storePasswordFile?: string; secretKeyFile?: string; trustProxy?: string[]; portOffset: number; listeners: boolean; managedHost?: string; managedMaxConnections: number; control?: boolean; heapGrowth: number; maxEditSessions: number; maxEditSessionsPerUser: number; editSessionIdle: number; stopTimeout: number; auditRetention?: number; storeStatementTimeout: number }) => {
     limitHeapGrowth(opts.heapGrowth);
     const store = storeOf(opts);
     // A stop asked for while the server starts is kept and done once it has started, so that it
@@ -93,7 +107,7 @@ program
       logLevel: opts.logLevel,
       // People at a terminal read lines; log collectors (a pipe, a file, a service) get JSON.
       logFormat: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat,
-      ...(store ? { store } : {}),
+      ...(store ? { store, storeStatementTimeoutMs: Math.round(opts.storeStatementTimeout * 1000) } : {}),
       ...(opts.secretKeyFile !== undefined ? { secretKeyFile: opts.secretKeyFile } : {}),
       ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
       ...(opts.control ? { control: true } : {}),

@@ -42,6 +42,11 @@ export interface ServerOptions {
   dataDir: string;
   /** `postgres://...` to share the domain with other servers; SQLite in the data directory otherwise. */
   store?: string;
+  /**
+   * PostgreSQL store: how long one statement may run before the database cancels it and the request
+   * that needed it answers 503 with Retry-After (ms; 0: no bound; default 30 000).
+   */
+  storeStatementTimeoutMs?: number;
   logLevel?: string;
   /** `json` lines (the default) or `pretty` lines for people. */
   logFormat?: LogFormat;
@@ -201,7 +206,7 @@ export async function openManagement(opts: ServerOptions, logger?: Logger): Prom
   const secretKey = secretKeySource(opts.dataDir, opts);
   const given = givenKey(secretKey, (w) => warnings.push(w));
   prepareDataDir(opts.dataDir);
-  const store = openStore(opts.dataDir, opts.store);
+  const store = openStore(opts.dataDir, opts.store, opts.storeStatementTimeoutMs !== undefined ? { statementTimeoutMs: opts.storeStatementTimeoutMs } : {});
   const password = passwordReveal(opts.dataDir, passwordOutput(opts));
   const control = controlEnabled(opts);
   // The control interface's clock follows the wall clock until a test freezes it.

@@ -26,8 +26,27 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTU
  * database starting or stopping (57P03), and too many connections (53300).
  */
 const GONE_STATES = /^(08...|57P01|57P02|57P03|53300)$/;
-/** What pg says of a connection it lost or could not make in time. */
-const GONE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed|Connection ended/i;
+/**
+ * What pg says of a connection it lost or could not make in time, or of a statement the database
+ * did not answer within the client's own bound (the connection is then thrown away: its answer may
+ * still come).
+ */
+const GONE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed|Connection ended|Query read timeout/i;
+/**
+ * SQLSTATEs of a statement the database gave up on: cancelled by the statement timeout (or an
+ * administrator's cancel), 57014, or a lock it could not get, 55P03. Nothing of it was done and the
+ * connection is still good.
+ */
+const CANCELLED_STATES = /^(57014|55P03)$/;
+
+/** How long one statement may run on the store by default before it is cancelled (ms). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * How much longer than the statement timeout the client waits for an answer before it gives the
+ * connection up: the database cancels a statement itself, but cannot when the network or the
+ * database stopped answering at all.
+ */
+const CLIENT_GRACE_MS = 5000;
 
 /** Whether an error means the database could not be reached or dropped the connection. */
 export function connectionLost(err: unknown): boolean {
@@ -37,10 +56,24 @@ export function connectionLost(err: unknown): boolean {
   return GONE_MESSAGES.test(err.message);
 }
 
-/** The problem of a statement that failed because the database is out of reach (the error otherwise). */
-function translated(err: unknown, during: string): unknown {
-  if (!connectionLost(err)) return err;
+/** Whether the database cancelled a statement (its statement timeout, or a lock it could not get). */
+export function statementCancelled(err: unknown): boolean {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && CANCELLED_STATES.test(code);
+}
+
+/**
+ * The problem of a statement that failed because the database is out of reach or did not answer in
+ * time (the error otherwise).
+ */
+function translated(err: unknown, during: string, timeoutMs: number): unknown {
   const why = (err as Error).message;
+  if (statementCancelled(err) || /Query read timeout/i.test(why)) {
+    return storeUnavailable(
+      `The domain's store (PostgreSQL) did not answer within ${timeoutMs / 1000} s (${why}): it is busy, or a lock is held for long; ${during}. Retry in a moment.`,
+    );
+  }
+  if (!connectionLost(err)) return err;
   return storeUnavailable(`The domain's store (PostgreSQL) cannot be reached (${why}); ${during}. Retry once it is back: the server reconnects by itself.`);
 }
 
@@ -48,14 +81,14 @@ const NOTHING_CHANGED = 'nothing was changed';
 /** A COMMIT whose answer was lost: the database may or may not have applied it. */
 const COMMIT_UNKNOWN = 'the connection was lost while the change was being committed, so whether it took effect is known only once the store answers again';
 
-function client(q: { query: pg.Pool['query'] }, during: string): SqlClient {
+function client(q: { query: pg.Pool['query'] }, during: string, timeoutMs: number): SqlClient {
   return {
     async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
       try {
         const r = await q.query(numbered(sql), params);
         return r.rows as T[];
       } catch (err) {
-        throw translated(err, during);
+        throw translated(err, during, timeoutMs);
       }
     },
     async run(sql: string, params: unknown[] = []) {
@@ -64,7 +97,7 @@ function client(q: { query: pg.Pool['query'] }, during: string): SqlClient {
         const first = r.rows?.[0] as { id?: unknown } | undefined;
         return { changes: r.rowCount ?? 0, lastId: first?.id !== undefined ? Number(first.id) : undefined };
       } catch (err) {
-        throw translated(err, during);
+        throw translated(err, during, timeoutMs);
       }
     },
   };
@@ -82,12 +115,31 @@ export class PostgresDriver implements SqlDriver {
   private relisten?: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly url: string) {}
+  /**
+   * `statementTimeoutMs`: how long one statement may run before the database cancels it (and the
+   * request that needed it answers 503); 0 for no bound.
+   */
+  constructor(
+    private readonly url: string,
+    private readonly statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+  ) {}
+
+  private client(q: { query: pg.Pool['query'] }, during = NOTHING_CHANGED): SqlClient {
+    return client(q, during, this.statementTimeoutMs);
+  }
+
+  private translated(err: unknown, during = NOTHING_CHANGED): unknown {
+    return translated(err, during, this.statementTimeoutMs);
+  }
 
   /** The pool, made at the first statement. */
   private pool(): Promise<pg.Pool> {
     this.pooled ??= import('pg').then(({ default: driver }) => {
-      const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
+      // The database cancels a statement that runs past the timeout (a lock held by someone else,
+      // a database too busy), and the client gives up a little later if even that answer does not
+      // come: no request waits on the store for ever.
+      const bound = this.statementTimeoutMs > 0 ? { statement_timeout: this.statementTimeoutMs, query_timeout: this.statementTimeoutMs + CLIENT_GRACE_MS } : {};
+      const pool = new driver.Pool({ connectionString: this.url, max: 8, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true, ...bound });
       // A broken idle connection must not take the server down; the next statement makes a new one.
       pool.on('error', () => undefined);
       // Nor one lost between two owners: the pool drops its own listener when it hands a connection
@@ -100,11 +152,11 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async all<T>(sql: string, params?: unknown[]): Promise<T[]> {
-    return client(await this.pool(), NOTHING_CHANGED).all<T>(sql, params);
+    return this.client(await this.pool()).all<T>(sql, params);
   }
 
   async run(sql: string, params?: unknown[]) {
-    return client(await this.pool(), NOTHING_CHANGED).run(sql, params);
+    return this.client(await this.pool()).run(sql, params);
   }
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
@@ -112,7 +164,7 @@ export class PostgresDriver implements SqlDriver {
     try {
       conn = await (await this.pool()).connect();
     } catch (err) {
-      throw translated(err, NOTHING_CHANGED);
+      throw this.translated(err);
     }
     // The pool listens for errors of idle connections only; one checked out and lost between two
     // statements (its backend terminated) would otherwise end the process.
@@ -121,14 +173,14 @@ export class PostgresDriver implements SqlDriver {
     conn.on('error', onError);
     try {
       // A snapshot sees the database as it was at its first statement, whatever commits meanwhile.
-      await client(conn, NOTHING_CHANGED).run(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
-      const result = await fn(client(conn, NOTHING_CHANGED));
+      await this.client(conn).run(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+      const result = await fn(this.client(conn));
       try {
         await conn.query('COMMIT');
       } catch (err) {
-        if (!connectionLost(err)) throw err;
+        if (!connectionLost(err)) throw this.translated(err);
         lost ??= err;
-        throw markCommitUncertain(translated(err, COMMIT_UNKNOWN) as object);
+        throw markCommitUncertain(this.translated(err, COMMIT_UNKNOWN) as object);
       }
       return result;
     } catch (err) {
@@ -174,7 +226,7 @@ export class PostgresDriver implements SqlDriver {
       } catch (err) {
         failed = true;
         void c.end().catch(() => undefined);
-        throw translated(err, NOTHING_CHANGED);
+        throw this.translated(err);
       }
       if (this.closed) {
         await c.end().catch(() => undefined);
