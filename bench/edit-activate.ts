@@ -25,7 +25,7 @@ async function post(url: string, body: unknown): Promise<void> {
 }
 
 /** Mean milliseconds of one cycle of 12 requests against `base` (management root of a version). */
-async function cycles(base: string, servers: string[], count: number): Promise<number> {
+export async function cycles(base: string, servers: string[], count: number): Promise<number> {
   const started = process.hrtime.bigint();
   for (let c = 0; c < count; c++) {
     await post(`${base}/edit/changeManager/startEdit`, {});

@@ -118,7 +118,7 @@ async function benchRestart(store: BenchStore): Promise<string> {
   }
 }
 
-async function post(url: string, body: unknown): Promise<void> {
+export async function post(url: string, body: unknown): Promise<void> {
   const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
@@ -151,7 +151,7 @@ function reader(url: string): { stop(): Promise<{ count: number; p99: number; ma
 }
 
 /** Median milliseconds of `activate` after `change` (made in its own edit), over `count` rounds. */
-async function activations(base: string, count: number, change: (round: number) => Promise<void>): Promise<number> {
+export async function activations(base: string, count: number, change: (round: number) => Promise<void>): Promise<number> {
   const times: number[] = [];
   for (let i = -2; i < count; i++) {
     await post(`${base}/edit/changeManager/startEdit`, {});
