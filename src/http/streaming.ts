@@ -79,13 +79,18 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A collection's page is refused without printing it to the size when its first items show it
- * would pass it by far: once this many items are printed, what is printed plus the smallest of
- * them times the items left passing `JUDGED_CHARS` (twice the size) settles it. A collection within
- * the size is refused this way only when each of its first items is much larger than the others on
- * the whole; any other is printed until it ends or passes the size.
+ * would pass it by far: what is printed plus the smallest item printed so far times the items left
+ * passing `judgedChars` settles it (the first item is not among those compared: its piece carries
+ * what comes before the list). A collection within the size is refused this way only
+ * when its first items are each much larger than the others on the whole; any other is printed
+ * until it ends or passes the size.
  */
 export const SAMPLED_ITEMS = 4;
-const JUDGED_CHARS = 2 * LARGE_ANSWER_CHARS;
+
+/** The estimate that refuses a page once `sampled` items are printed: 2 MiB after one item, 1 MiB after two, 512 KiB from four on. */
+export function judgedChars(sampled: number): number {
+  return 2 * LARGE_ANSWER_CHARS * Math.max(1, SAMPLED_ITEMS / sampled);
+}
 
 /**
  * Sends a body printed piece by piece. Its first pieces are printed a slice of time at a time, other
@@ -133,7 +138,7 @@ export async function sendStreamed(
       count++;
       if (smallOnly && items !== undefined) {
         if (count > 1) smallest = Math.min(smallest, next.value.length);
-        if (count > SAMPLED_ITEMS && first.length + smallest * (items - count) > JUDGED_CHARS) {
+        if (count > 1 && first.length + smallest * (items - count) > judgedChars(count - 1)) {
           judged = { items };
           break;
         }
