@@ -477,7 +477,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
   if (deps.watch) {
-    registerWatch(app, deps.watch);
+    registerWatch(app, deps.watch, opts.managementElsewhere);
     // Streams end before the server waits for its connections to close.
     const watch = deps.watch;
     app.addHook('preClose', async () => watch.closeAll());

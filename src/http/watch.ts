@@ -100,7 +100,12 @@ class EventStream {
   }
 }
 
-export function registerWatch(app: FastifyInstance, watch: WatchApi): void {
+/**
+ * `elsewhere`, on a port that stops serving management while the domain's administration port is
+ * enabled, names that port then: a stream opened here before the switch ends at its next event or
+ * heartbeat instead of going on carrying the domain's changes (nothing more is sent on it).
+ */
+export function registerWatch(app: FastifyInstance, watch: WatchApi, elsewhere?: () => string | undefined): void {
   app.get(WATCH_ROUTE, async (request: FastifyRequest, reply: FastifyReply) => {
     if (!acceptsEventStream(request.headers.accept)) {
       throw notAcceptable(`A watch answers text/event-stream only; the request's Accept header is '${String(request.headers.accept).slice(0, 200)}'.`);
@@ -124,17 +129,32 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi): void {
       subscription?.close();
     };
     res.once('close', finish);
+    /** True (and the stream ended) once management has moved to the administration port. */
+    const moved = (): boolean => {
+      if (ended) return true;
+      const where = elsewhere?.();
+      if (where === undefined) return false;
+      finish();
+      stream.comment(`management is served only on the administration port (${where}) now: this stream ends here`);
+      stream.end();
+      return true;
+    };
     try {
       subscription = await watch.watch({ principal: request.principal, address: clientAddress(request) }, filter, {
-        event: (e) => stream.event(e.id, e.kind, e),
+        event: (e) => {
+          if (!moved()) stream.event(e.id, e.kind, e);
+        },
         reset: (lastEventId, resumeFrom, why) =>
+          moved() ||
           stream.event(resumeFrom, 'reset', {
             lastEventId,
             resumeFrom,
             reason: why,
             detail: `${why === 'expired' ? `The events after ${lastEventId} are no longer kept` : `${lastEventId} is not the id of an event this domain sent`}: read the resources again, then follow the events after ${resumeFrom}.`,
           }),
-        heartbeat: () => stream.comment('heartbeat'),
+        heartbeat: () => {
+          if (!moved()) stream.comment('heartbeat');
+        },
         backlog: () => stream.backlog(),
         drained: (ms) => stream.drained(ms),
         close: (reason) => {
