@@ -2,6 +2,7 @@
 // works against any server of this interface, in this process or elsewhere; the bean types come from
 // the generated catalog interfaces. Every request is bounded by a time limit, credentials are sent
 // to the configured origin only, and errors arrive as AppserverError with a kind a caller can act on.
+import { BackgroundError, fetchInBackground } from './background.js';
 import { AppserverError, detailsOf, kindOfStatus } from './errors.js';
 import type { ActionArgs, BeanActions, BeanBase, BeanTypeName, BeanTypes, Link } from './generated/beans.js';
 
@@ -165,7 +166,7 @@ export class AppserverClient {
   }
 
   /** One request; the answer's JSON body, or AppserverError for anything but 2xx. */
-  async request(method: string, path: string, init: { body?: unknown; form?: FormData; prefer?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async request(method: string, path: string, init: { body?: unknown; form?: FormData; prefer?: string; headers?: Record<string, string>; background?: boolean; signal?: AbortSignal } = {}): Promise<Reply> {
     const url = this.url(path);
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.auth) headers.authorization = this.auth;
@@ -178,8 +179,13 @@ export class AppserverClient {
     }
     let res: Response;
     try {
-      res = await fetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeout), ...(body !== undefined ? { body } : {}) });
+      // A large answer the caller does not wait on at once is read by a worker thread (background.ts).
+      res =
+        init.background && !(body instanceof FormData)
+          ? await fetchInBackground({ url, method, headers, ...(body !== undefined ? { body } : {}), timeoutMs: this.timeout, maxBytes: this.maxResponse }, init.signal ? { signal: init.signal } : {})
+          : await fetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeout), ...(body !== undefined ? { body } : {}) });
     } catch (err) {
+      if (err instanceof BackgroundError && err.tooLarge !== undefined) throw new AppserverError('server', `the server answered ${err.tooLarge} bytes, more than the ${this.maxResponse} this client reads`);
       throw unreachable(url, err, this.timeout);
     }
     let text: string;
@@ -310,8 +316,9 @@ export class AppserverClient {
   }
 
   /** Searches a tree (`POST <tree>/search`) with a query of fields, links, children and names. */
-  async search(tree: TreeRoot | string, query: Record<string, unknown>): Promise<Bean> {
-    const r = await this.request('POST', `${tree.replace(/\/+$/, '')}/search`, { body: query });
+  /** A search; with `background`, its answer is read by a worker thread while this one may be busy. */
+  async search(tree: TreeRoot | string, query: Record<string, unknown>, options: { background?: boolean; signal?: AbortSignal } = {}): Promise<Bean> {
+    const r = await this.request('POST', `${tree.replace(/\/+$/, '')}/search`, { body: query, ...(options.background ? { background: true } : {}), ...(options.signal ? { signal: options.signal } : {}) });
     return r.body as Bean;
   }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { AppserverClient, AppserverError } from '../../client/index.js';
-import { type Change, type Node, type Plan, type Problem, type Substitutions, ApplyError, apply, discover, parseVariables, plan, problemText, readLive, readModel, variablesText } from '../../client/model/index.js';
+import { type Change, type Node, type Plan, type Problem, type Substitutions, ApplyError, addRealm, apply, discover, parseVariables, plan, problemText, readLive, readModel, variablesText } from '../../client/model/index.js';
 import { type ConnectionFlags, clientOptions } from './connection.js';
 import { exitCodeOf } from './exit-codes.js';
 import { json, printable } from './output.js';
@@ -111,6 +111,19 @@ function loadModel(file: string, opts: ModelFlags): { root: Node; notes: Problem
   return { root: read.root, notes: read.notes };
 }
 
+/** Starts the search of the domain, then reads the model while its answer comes in; a bad model abandons the search. */
+function readBoth(client: AppserverClient, file: string, opts: ModelFlags): { reading: Promise<Node>; root: Node; notes: Problem[] } {
+  const abandon = new AbortController();
+  const reading = readLive(client, { signal: abandon.signal });
+  reading.catch(() => undefined);
+  try {
+    return { reading, ...loadModel(file, opts) };
+  } catch (err) {
+    abandon.abort();
+    throw err;
+  }
+}
+
 function show(v: unknown): string {
   if (v === undefined) return '(unset)';
   if (Array.isArray(v)) return `[${v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ')}]`;
@@ -196,9 +209,12 @@ export function registerDomainAsCode(program: Command, command: (name: string, d
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 1))
     .action(
       guarded(async (file: string, opts: ModelFlags) => {
-        const { root, notes } = loadModel(file, opts);
         const client = clientFor(opts);
-        const p = plan(root, await readLive(client, { realm: root.realm !== undefined }), { prune: opts.prune === true, ...(client.options.user !== undefined ? { self: client.options.user } : {}) });
+        // The domain is searched while the model is read (a worker takes in the answer).
+        const { reading, root, notes } = readBoth(client, file, opts);
+        const live = await reading;
+        if (root.realm) await addRealm(client, live);
+        const p = plan(root, live, { prune: opts.prune === true, ...(client.options.user !== undefined ? { self: client.options.user } : {}) });
         p.notes.unshift(...notes);
         if (p.problems.length > 0) throw new ApplyError(`the model has ${p.problems.length} problem${p.problems.length === 1 ? '' : 's'}`, p.problems);
         print(opts.json ? json(planJson(p)) : planText(p));
@@ -214,9 +230,11 @@ export function registerDomainAsCode(program: Command, command: (name: string, d
     .option('--yes', 'apply without asking (required when not on a terminal)')
     .action(
       guarded(async (file: string, opts: ModelFlags) => {
-        const { root, notes } = loadModel(file, opts);
         const started = Date.now();
-        const result = await apply(clientFor(opts), root, {
+        const client = clientFor(opts);
+        const { reading, root, notes } = readBoth(client, file, opts);
+        const result = await apply(client, root, {
+          live: reading,
           prune: opts.prune === true,
           onPlan: async (p) => {
             p.notes.unshift(...notes);

@@ -8,7 +8,7 @@ import type { AppserverClient } from '../client.js';
 import { AppserverError } from '../errors.js';
 import { uploadForm } from './archives.js';
 import { typeInfo } from './format.js';
-import { readLive } from './live.js';
+import { addRealm, readLive } from './live.js';
 import { type Change, NameIndex, type Plan, type PlanOptions, plan } from './plan.js';
 import { type RealmStep, deleteSteps, realmSteps, runSteps, takeBack } from './realm.js';
 import { type Node, type Place, type Problem, problemText } from './tree.js';
@@ -62,8 +62,16 @@ function refused(err: unknown, at: Place, what: string): Problem[] {
   return [{ at, message: `${what}: ${err instanceof Error ? err.message : String(err)}` }];
 }
 
-export async function apply(client: AppserverClient, model: Node, opts: PlanOptions & { onPlan?: (p: Plan) => boolean | Promise<boolean> } = {}): Promise<ApplyResult> {
-  const live = await readLive(client, { realm: model.realm !== undefined });
+export interface ApplyOptions extends PlanOptions {
+  /** Shown the plan before anything is changed: false stops there. */
+  onPlan?: (p: Plan) => boolean | Promise<boolean>;
+  /** The live domain's configuration, read already (or being read: `readLive(client)` without the realm). */
+  live?: Promise<Node>;
+}
+
+export async function apply(client: AppserverClient, model: Node, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const live = opts.live ? await opts.live : await readLive(client);
+  if (model.realm !== undefined && !live.realm) await addRealm(client, live);
   opts = { ...opts, self: opts.self ?? client.options.user };
   const first = plan(model, live, opts);
   if (first.problems.length > 0) throw new ApplyError(`the model has ${first.problems.length} problem${first.problems.length === 1 ? '' : 's'}: nothing was changed`, first.problems);

@@ -22,6 +22,15 @@ export function covered(parentType: string, child: string, childType: string): b
 
 /** The search query of everything below a type: no links, all fields, every covered child. */
 export function queryOf(type: string): Record<string, unknown> {
+  let q = queries.get(type);
+  if (q === undefined) queries.set(type, (q = buildQuery(type)));
+  return q;
+}
+
+/** Queries built, by type: the type facts do not change while the client runs. */
+const queries = new Map<string, Record<string, unknown>>();
+
+function buildQuery(type: string): Record<string, unknown> {
   // Servers refuse search queries over 64 KiB: name the fields as deep as that allows.
   for (let depth = 8; depth > 0; depth--) {
     const q = queryBelow(type, new Set(), 0, depth);
@@ -95,22 +104,29 @@ function convert(body: Record<string, unknown>, type: string, path: string[], na
 export interface ReadLiveOptions {
   /** Also read the realm's users and groups (a few requests per user and group); `if-allowed`: not when the user may not list them. */
   realm?: boolean | 'if-allowed';
+  /** Abandons the search (its answer is not wanted any more). */
+  signal?: AbortSignal;
 }
 
 /** Reads the whole configuration of the domain (one search of the edit tree), and with `realm` its users and groups. */
 export async function readLive(client: AppserverClient, opts: ReadLiveOptions = {}): Promise<Node> {
-  const root = await readConfiguration(client);
-  if (opts.realm) {
-    const realm = await readRealm(client, root, opts.realm === 'if-allowed');
-    if (realm) root.realm = realm;
-  }
+  const root = await readConfiguration(client, opts.signal);
+  if (opts.realm) await addRealm(client, root, opts.realm === 'if-allowed');
   return root;
 }
 
-async function readConfiguration(client: AppserverClient): Promise<Node> {
+/** Reads the realm's users and groups into a live domain read without them. */
+export async function addRealm(client: AppserverClient, root: Node, ifAllowed = false): Promise<Node> {
+  const realm = await readRealm(client, root, ifAllowed);
+  if (realm) root.realm = realm;
+  return root;
+}
+
+async function readConfiguration(client: AppserverClient, signal?: AbortSignal): Promise<Node> {
   let body: Record<string, unknown>;
   try {
-    body = (await client.search('edit', queryOf(DOMAIN_TYPE))) as Record<string, unknown>;
+    // The answer is large (tens of MB for a thousand servers): a worker reads it, so the caller may read its model meanwhile.
+    body = (await client.search('edit', queryOf(DOMAIN_TYPE), { background: true, ...(signal ? { signal } : {}) })) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof AppserverError && err.kind === 'auth' && err.status === 403) {
       throw new AppserverError('auth', `${client.options.user ?? 'this user'} may not read the configuration (the edit tree needs the Admin or Deployer role): ${err.message}`, err.status);
