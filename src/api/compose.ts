@@ -95,6 +95,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
     files: new DataFiles(deps.dataDir),
     domainRuntime: () => trees.root('domainRuntime', {}),
     dataDirWarnings: deps.dataDirWarnings,
+    refusable: (action, tasksOf) => domain.refusable(action, tasksOf),
   };
   // The Lifecycle Manager's actions are its tree writer's; every other one is an operation's.
   const operations = new OperationExecutor(catalog, OPERATIONS, renderer, services, lifecycleOperations);

@@ -14,7 +14,8 @@ import type { Deployments } from '../runtime/deployments.js';
 import type { RuntimeEngine } from '../runtime/engine.js';
 import type { Lifecycles } from '../runtime/lifecycle.js';
 import type { RuntimePersistence } from '../runtime/persistence.js';
-import type { TaskEngine } from '../runtime/tasks.js';
+import type { Task, TaskEngine } from '../runtime/tasks.js';
+import { storedOrTakenBack } from '../runtime/refusal.js';
 import { lockoutPolicy } from '../security/lockout-policy.js';
 import type { LockoutPolicy } from '../security/lockout.js';
 import type { SecurityService } from '../security/service.js';
@@ -222,6 +223,15 @@ export class Domain implements DomainParts {
   /** Like `flush`, but throws when the last write failed (the store out of reach or full). */
   flushStored(): Promise<void> {
     return this.persistence.flushStored();
+  }
+
+  /**
+   * Runs an action on the runtime and waits until its writes reached the store; when the store
+   * refuses them, what the action changed in memory (states, the tasks `tasksOf` names) is taken
+   * back before the store's problem is thrown.
+   */
+  refusable<T>(action: () => Promise<T> | T, tasksOf: (result: T) => Task[]): Promise<T> {
+    return storedOrTakenBack({ runtime: this.runtime, tasks: this.tasks, persistence: this.persistence, topology: () => this.topology(), changed: () => this.changes.changed() }, action, tasksOf);
   }
 
   /** Ends tasks that servers which stopped left running (servers sharing a store). */

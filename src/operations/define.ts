@@ -42,6 +42,11 @@ export interface OperationServices {
   domainRuntime(): TreeRoot;
   /** What is wrong with the data directory's permissions, looked at afresh. */
   dataDirWarnings(): string[];
+  /**
+   * Runs an action and waits until what it changed reached the store; a store that refuses it (a
+   * full disk, a store out of reach) has what it changed taken back, and its problem thrown.
+   */
+  refusable<T>(action: () => Promise<T> | T, tasksOf: (result: T) => Task[]): Promise<T>;
 }
 
 /** One invocation, its arguments bound to an overload and converted to their declared types. */

@@ -80,7 +80,9 @@ export class OperationExecutor {
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.precondition ? { precondition: request.precondition } : {}),
     };
-    const outcome = await handler(call, this.use);
+    // An action's changes reach the store before it is answered (or waited on); refused there,
+    // they are taken back, so that nothing changed.
+    const outcome = op.impact === 'info' ? await handler(call, this.use) : await this.use.refusable(() => handler(call, this.use), (o) => ('task' in o ? [o.task] : []));
     if ('value' in outcome) return { status: 200, body: resultBody(overload, outcome.value, (t) => this.catalog.types.has(t)) };
     return this.taskAnswer(call, outcome.task, outcome.root ?? this.use.domainRuntime(), request.prefer);
   }

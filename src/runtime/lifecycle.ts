@@ -92,6 +92,8 @@ export class Lifecycles {
     // An injected fault may fail a start; it is decided now, and seen when the step ends.
     const failure = t.timing === 'serverStart' ? faults.startFailure(name) : undefined;
     const end = () => {
+      // The action was refused by the store and taken back: its step does nothing.
+      if (this.tasks.isDiscarded(task)) return;
       // A hung server's step stands still until the hang ends (a hang always has an end).
       const hung = faults.hungUntil(name);
       const now = this.scheduler.now();

@@ -115,6 +115,8 @@ export class TaskEngine implements TreeSource {
       local: true,
       finish: (error?: string) => {
         if (task.values.completed) return;
+        // A task of an action the store refused ends unseen.
+        if (this.discarded.has(task)) return settle();
         // A task of the tasks a restored snapshot replaced ends unseen.
         if (generation !== this.generation) return settle();
         const end = this.scheduler.now();
@@ -238,6 +240,34 @@ export class TaskEngine implements TreeSource {
     for (const t of gone) this.drop(t);
     this.collections.set(collection, keep);
     if (gone.length > 0) this.onDelete(gone.map((t) => t.key));
+  }
+
+  /** Tasks taken back (their action was refused): they neither finish nor are written. */
+  private readonly discarded = new WeakSet<Task>();
+
+  /**
+   * Takes back tasks of an action the store refused: they leave the engine with their sub-tasks,
+   * never finish, and are removed from the store if a write of them reached it.
+   */
+  discard(list: Task[]): void {
+    const keys: string[] = [];
+    const forget = (t: Task) => {
+      this.discarded.add(t);
+      keys.push(t.key);
+      for (const sub of t.subTasks) forget(sub);
+    };
+    for (const t of list) {
+      forget(t);
+      const siblings = this.collections.get(t.collection);
+      if (siblings) this.collections.set(t.collection, siblings.filter((x) => x !== t));
+      this.drop(t);
+    }
+    if (keys.length > 0) this.onDelete(keys);
+  }
+
+  /** Whether a task was taken back (its action refused). */
+  isDiscarded(task: Task): boolean {
+    return this.discarded.has(task);
   }
 
   /** Every task known here. */

@@ -84,7 +84,20 @@ describe('a full file system under a server on SQLite', { skip }, () => {
     assert.equal((await s.post('edit/changeManager/startEdit', {})).status, 200);
     assert.equal((await s.post('edit/servers', { name: 'pending-before-full' })).status, 201);
 
+    const LC = 'domainRuntime/serverLifeCycleRuntimes/ms1';
+    const tasksBefore = (await s.get(`${LC}/tasks?links=none&fields=name`)).json.items.map((i: { name: string }) => i.name);
+
     fill(filler);
+    // A lifecycle action: refused, and nothing moved (the server stays down, no task is left).
+    const start = await s.post(`${LC}/start`, {}, { prefer: 'respond-async' });
+    assertFull(start, 'a server start on a full disk');
+    const refusedAt = Date.now();
+    const lifecycle = async (server: ServedChild) => {
+      const state = await server.get(`${LC}?links=none&fields=state`);
+      const tasks = await server.get(`${LC}/tasks?links=none&fields=name`);
+      return { state: state.json?.state, tasks: tasks.json?.items.map((i: { name: string }) => i.name) };
+    };
+    assert.deepEqual(await lifecycle(s), { state: 'SHUTDOWN', tasks: tasksBefore }, 'ms1 after the refused start');
     const create = await s.post('edit/servers', { name: 'during-full' });
     assertFull(create, 'a create on a full disk');
     const activate = await s.post('edit/changeManager/activate', {});
@@ -102,6 +115,10 @@ describe('a full file system under a server on SQLite', { skip }, () => {
     assert.ok(!(await activatedServers(s)).has('pending-before-full'));
     assert.ok(s.alive(), s.run.stderr());
 
+    // The refused start's step (2 s) has passed without moving anything.
+    await new Promise((d) => setTimeout(d, Math.max(0, 2500 - (Date.now() - refusedAt))));
+    assert.deepEqual(await lifecycle(s), { state: 'SHUTDOWN', tasks: tasksBefore }, 'ms1 once the refused start would have ended');
+
     // Space comes back: the same server goes on.
     rmSync(filler);
     const activated = await s.post('edit/changeManager/activate', {});
@@ -114,6 +131,8 @@ describe('a full file system under a server on SQLite', { skip }, () => {
     const servers = await activatedServers(again);
     for (const name of ['before-full', 'pending-before-full', 'after-free']) assert.ok(servers.has(name), `${name} is missing`);
     assert.ok(!servers.has('during-full'));
+    // The store agrees: the refused start left no task and no state.
+    assert.deepEqual(await lifecycle(again), { state: 'SHUTDOWN', tasks: tasksBefore }, 'ms1 after the restart');
     assert.equal(await again.run.stop(), 0);
   });
 
