@@ -3,7 +3,7 @@
 // this server's data directory. The secret key never leaves through HTTP: it is kept apart (see
 // docs/reliability.md), or put in by an offline backup that is asked for it.
 import type { Domain } from '../domain/domain.js';
-import { forbidden } from '../core/problems.js';
+import { forbidden, tooMany } from '../core/problems.js';
 import type { Caller } from './caller.js';
 
 export interface BackupDownload {
@@ -11,13 +11,23 @@ export interface BackupDownload {
   fileName: string;
   configVersion: number;
   bytes: AsyncGenerator<Buffer>;
+  /** Ends the backup's turn (once it is sent, or its client went away); further calls do nothing. */
+  release: () => void;
 }
+
+/**
+ * Backups one server sends at once. Each holds a copy of every row of the store until its client
+ * has read it, so a second one at the same time is refused (429) rather than doubling that.
+ */
+export const BACKUPS_AT_ONCE = 1;
 
 export class BackupApi {
   constructor(
     private readonly domain: Domain,
     private readonly dataDir: string,
   ) {}
+
+  private underWay = 0;
 
   /** Refuses a caller who is not an administrator (403), before anything else about the request is judged. */
   admit(caller: Caller): void {
@@ -30,11 +40,26 @@ export class BackupApi {
   async take(caller: Caller): Promise<BackupDownload> {
     this.admit(caller);
     const { principal } = caller;
-    // Loaded by the first backup taken: a start does not load the backup's format.
-    const { takeBackup } = await import('../store/backup/take.js');
-    const taken = await takeBackup(this.domain.store, { dataDir: this.dataDir });
-    await this.domain.security.audit.record({ user: principal.user, address: caller.address, action: 'backup', bean: '/appserver/backup', outcome: 'success', detail: `configuration version ${taken.configVersion}` });
-    const name = this.domain.topology().domainName.replace(/[^A-Za-z0-9._-]/g, '_');
-    return { fileName: `${name}-v${taken.configVersion}.backup`, configVersion: taken.configVersion, bytes: taken.bytes };
+    if (this.underWay >= BACKUPS_AT_ONCE) {
+      throw tooMany('A backup of the domain is being sent by this server already; it takes one at a time (each holds a copy of the domain until its client has read it). Retry once it is done.', 5);
+    }
+    this.underWay++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.underWay--;
+    };
+    try {
+      // Loaded by the first backup taken: a start does not load the backup's format.
+      const { takeBackup } = await import('../store/backup/take.js');
+      const taken = await takeBackup(this.domain.store, { dataDir: this.dataDir });
+      await this.domain.security.audit.record({ user: principal.user, address: caller.address, action: 'backup', bean: '/appserver/backup', outcome: 'success', detail: `configuration version ${taken.configVersion}` });
+      const name = this.domain.topology().domainName.replace(/[^A-Za-z0-9._-]/g, '_');
+      return { fileName: `${name}-v${taken.configVersion}.backup`, configVersion: taken.configVersion, bytes: taken.bytes, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 }

@@ -9,6 +9,12 @@ import { clientAddress } from './management.js';
 
 export const BACKUP_PATH = '/appserver/backup';
 
+/**
+ * How long a backup's client may leave its connection without reading (ms) before the backup is
+ * cut: the server holds the domain's rows for it until then.
+ */
+export const BACKUP_STALL_MS = 60_000;
+
 /** True for the backup's path, with or without a query. */
 export function isBackup(url: string): boolean {
   return url === BACKUP_PATH || url.startsWith(`${BACKUP_PATH}?`);
@@ -23,6 +29,13 @@ export function registerBackup(app: FastifyInstance, backup: BackupApi): void {
       throw badRequest("The header 'X-Requested-By' is required to take a backup (any non-empty value, for example 'X-Requested-By: MyClient').");
     }
     const taken = await backup.take(caller);
+    // The backup's turn ends when its answer has gone, or its client went away; a client that stops
+    // reading is cut after a while (no byte moves on the connection), which ends it as well.
+    reply.raw.once('close', taken.release);
+    const socket = request.raw.socket;
+    socket.setTimeout(BACKUP_STALL_MS, () => {
+      if (!reply.raw.writableFinished) socket.destroy();
+    });
     reply.header('content-type', 'application/x-ndjson; charset=utf-8');
     reply.header('content-disposition', `attachment; filename="${taken.fileName}"`);
     reply.header('x-appserver-config-version', String(taken.configVersion));
