@@ -220,6 +220,10 @@ export async function* readBackup(source: AsyncIterable<Buffer | string>, opts: 
   let ended = false;
   const seenTables = new Set<string>();
   let files = 0;
+  // Archive paths so far, and the folders they lie in: a path may come once, and never as both a
+  // file and a folder (the second would fail only when written, after the store was filled).
+  const archivePaths = new Set<string>();
+  const archiveFolders = new Set<string>();
   let haveKey = false;
   // What the following lines are: rows of a table, or pieces of an archive.
   let rows: { table: BackupTable; columns: string[]; left: number; group: unknown[][] } | undefined;
@@ -293,6 +297,15 @@ export async function* readBackup(source: AsyncIterable<Buffer | string>, opts: 
       const segments = archiveSegments(value.file);
       if (!count(value.bytes, BACKUP_LIMITS.fileBytes)) throw new BackupError(`line ${n}: the size of ${clip(String(value.file))} is not a size up to ${BACKUP_LIMITS.fileBytes} bytes`);
       if (++files > BACKUP_LIMITS.files) throw new BackupError(`more than ${BACKUP_LIMITS.files} archives`);
+      const shown = JSON.stringify(clip(value.file as string));
+      if (archivePaths.has(value.file as string)) throw new BackupError(`line ${n}: the archive ${shown} comes twice`);
+      if (archiveFolders.has(value.file as string)) throw new BackupError(`line ${n}: the archive ${shown} is also the folder of another archive`);
+      for (let i = 2; i < segments.length; i++) {
+        const folder = segments.slice(0, i).join('/');
+        if (archivePaths.has(folder)) throw new BackupError(`line ${n}: the archive ${shown} lies in ${JSON.stringify(clip(folder))}, which is an archive too`);
+        archiveFolders.add(folder);
+      }
+      archivePaths.add(value.file as string);
       file = { path: value.file as string, left: value.bytes, digest: createHash('sha256') };
       yield { kind: 'file', path: file.path, segments, bytes: value.bytes };
       continue;
