@@ -29,14 +29,16 @@ export function archiveProblem(value: string, dir: string): { file: string } | s
   } catch {
     return `the archive file ${file} is not there (a ${PREFIX}... path is read next to the model, in ${dir})`;
   }
+  // The folder as it lies next to the model, not where a link named wlsdeploy would lead: a model
+  // checked out from elsewhere may carry such a link to any folder of this machine.
   let root: string;
   try {
-    root = realpathSync(join(dir, PREFIX));
+    root = join(realpathSync(dir), PREFIX);
   } catch {
     root = join(dir, PREFIX);
   }
   const rel = relative(root, real);
-  if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return `the archive path '${value}' leads out of ${join(dir, PREFIX)}`;
+  if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return `the archive path '${value}' leads out of ${join(dir, PREFIX)} (through '..' or a link)`;
   return { file };
 }
 
