@@ -7,11 +7,13 @@
 // where mounting is not allowed the test says so and skips.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { killRunning, runCli } from '../support/cli.js';
+import { adminAuth } from '../support/server.js';
+import { makeZip, webXml } from '../support/zip.js';
 import { type Answer, SECOND_PASS, type ServedChild, editAndActivate, serveChild } from './support/serve-child.js';
 
 const root = mkdtempSync(join(tmpdir(), 'appserver-chaos-disk-'));
@@ -57,6 +59,29 @@ function assertFull(a: Answer, what: string): void {
   assert.match(String(a.json?.detail), /nothing was changed/, what);
 }
 
+/** Uploads a small web application as a new deployment. */
+async function upload(s: ServedChild, app: string): Promise<Answer> {
+  const form = new FormData();
+  form.append('model', JSON.stringify({ name: app, targets: [{ identity: ['servers', 'AdminServer'] }] }));
+  const war = makeZip({ 'WEB-INF/web.xml': webXml([{ name: 'hello', className: 'disk.Hello', patterns: ['/hello'] }]) });
+  form.append('sourcePath', new Blob([new Uint8Array(war)]), `${app}.war`);
+  const res = await fetch(`${s.latest}/edit/appDeployments`, { method: 'POST', body: form, headers: { authorization: adminAuth, 'x-requested-by': 'chaos-tests', accept: 'application/json' } });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Files below the data directory's archive folder (the staging folder's included). */
+function archives(data: string): string[] {
+  const folder = join(data, 'applications');
+  return existsSync(folder) ? (readdirSync(folder, { recursive: true }) as string[]).filter((f) => statSync(join(folder, f)).isFile()) : [];
+}
+
 async function activatedServers(s: ServedChild): Promise<Set<string>> {
   const r = await s.get('domainConfig/servers?fields=name&links=none');
   assert.equal(r.status, 200, r.text);
@@ -98,6 +123,11 @@ describe('a full file system under a server on SQLite', { skip }, () => {
       return { state: state.json?.state, tasks: tasks.json?.items.map((i: { name: string }) => i.name) };
     };
     assert.deepEqual(await lifecycle(s), { state: 'SHUTDOWN', tasks: tasksBefore }, 'ms1 after the refused start');
+    // An upload: refused, no deployment, and no file left of it (staged or kept).
+    const archivesBefore = archives(data);
+    assertFull(await upload(s, 'upload-during-full'), 'an upload on a full disk');
+    assert.equal((await s.get('edit/appDeployments/upload-during-full')).status, 404);
+    assert.deepEqual(archives(data), archivesBefore, 'files left by the refused upload');
     const create = await s.post('edit/servers', { name: 'during-full' });
     assertFull(create, 'a create on a full disk');
     const activate = await s.post('edit/changeManager/activate', {});
