@@ -87,6 +87,9 @@ export class Topology implements PlacementView {
 
   /** The same configuration, keeping exactly the dropped dynamic servers named. */
   retaining(names: readonly string[]): Topology {
+    // Keeping none where none is kept is this very topology, with what it has computed already (a
+    // large domain's activation otherwise lists its every server once more).
+    if (names.length === 0 && this.config.retained.length === 0) return this;
     return new Topology(this.config.inner, names);
   }
 
