@@ -28,7 +28,22 @@ function str(v: string): string {
 
 function scalar(v: unknown): string {
   // Strings, numbers (NaN and infinities as null), booleans and null, as JSON writes them.
-  return typeof v === 'string' ? str(v) : (JSON.stringify(v) ?? 'null');
+  if (typeof v === 'string') return str(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** A member's name as printed before its value (`"name": `), kept: the same few hundred names recur on every bean. */
+const keyTexts = new Map<string, string>();
+
+function keyText(key: string): string {
+  let t = keyTexts.get(key);
+  if (t === undefined) {
+    t = `${str(key)}: `;
+    if (keyTexts.size < 20_000) keyTexts.set(key, t);
+  }
+  return t;
 }
 
 function object(o: Record<string, unknown>, depth: number): string {
@@ -38,7 +53,7 @@ function object(o: Record<string, unknown>, depth: number): string {
     if (!Object.hasOwn(o, key)) continue;
     const v = o[key];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out += `${out === '' ? '{\n' : ',\n'}${inner}${str(key)}: ${value(v, depth + 1)}`;
+    out += `${out === '' ? '{\n' : ',\n'}${inner}${keyText(key)}${value(v, depth + 1)}`;
   }
   return out === '' ? '{}' : `${out}\n${pad(depth)}}`;
 }
@@ -89,7 +104,7 @@ export class ObjectText {
   open(key: string): string {
     const head = this.opened ? ',\n' : '{\n';
     this.opened = true;
-    return `${head}${pad(this.depth + 1)}${str(key)}: `;
+    return `${head}${pad(this.depth + 1)}${keyText(key)}`;
   }
 
   /** A whole member (nothing when its value is not printed). */

@@ -159,11 +159,19 @@ export function isA(type: string, wanted: string): boolean {
   return type === wanted || (MODEL_FORMAT.ancestors[type] ?? []).includes(wanted);
 }
 
+/** Answers of typeByDiscriminator, by discriminator and declared type (a domain has thousands of beans of a few types). */
+const byDiscriminatorIn = new Map<string, string>();
+
 /** The concrete type of a bean whose `type` field is `discriminator`, found where `declared` beans live. */
 export function typeByDiscriminator(discriminator: unknown, declared: string): string {
   if (typeof discriminator !== 'string') return declared;
+  const key = `${discriminator}\n${declared}`;
+  let type = byDiscriminatorIn.get(key);
+  if (type !== undefined) return type;
   const found = (byDiscriminator.get(discriminator) ?? []).filter((t) => isA(t, declared));
-  return found.length === 1 ? found[0]! : found.includes(declared) ? declared : (found[0] ?? declared);
+  type = found.length === 1 ? found[0]! : found.includes(declared) ? declared : (found[0] ?? declared);
+  if (byDiscriminatorIn.size < 10_000) byDiscriminatorIn.set(key, type);
+  return type;
 }
 
 /** The type a model folder names among the types a child may be: `UnixMachine`, `DefaultAuthenticator`. */

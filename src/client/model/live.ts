@@ -3,7 +3,7 @@
 // references as names.
 import type { AppserverClient } from '../client.js';
 import { AppserverError } from '../errors.js';
-import { DOMAIN_TYPE, factsOf, subtypesOf, typeByDiscriminator, typeInfo } from './format.js';
+import { type Child, DOMAIN_TYPE, type Prop, factsOf, subtypesOf, typeByDiscriminator, typeInfo } from './format.js';
 import { readRealm } from './realm.js';
 import { type Node, newNode } from './tree.js';
 
@@ -66,20 +66,38 @@ export function refName(v: unknown): string | null {
   return String(identity[identity.length - 1]);
 }
 
+/** What convert reads of a type's beans: the properties a model carries, the covered children. */
+interface Reading {
+  props: Prop[];
+  children: Child[];
+}
+
+const readings = new Map<string, Reading | undefined>();
+
+function readingOf(type: string): Reading | undefined {
+  if (readings.has(type)) return readings.get(type);
+  const info = typeInfo(type);
+  const r = info && {
+    props: [...info.props.values()].filter((p) => (p.writable || p.createOnly) && !p.key && !p.secret),
+    children: [...info.children.values()].filter((c) => covered(type, c.name, c.type)),
+  };
+  readings.set(type, r);
+  return r;
+}
+
 function convert(body: Record<string, unknown>, type: string, path: string[], name?: string, owners: string[] = []): Node {
   const node = newNode(type, path, name);
   node.itemNames = owners;
-  const info = typeInfo(type);
+  const info = readingOf(type);
   if (!info) return node;
-  for (const p of info.props.values()) {
-    if ((!p.writable && !p.createOnly) || p.key || p.secret || !Object.hasOwn(body, p.name)) continue;
+  for (const p of info.props) {
+    if (!Object.hasOwn(body, p.name)) continue;
     const v = body[p.name];
     if (p.reference) {
       node.values.set(p.name, p.array ? (Array.isArray(v) ? v.map(refName).filter((n): n is string => n !== null) : []) : refName(v));
     } else node.values.set(p.name, v);
   }
-  for (const c of info.children.values()) {
-    if (!covered(type, c.name, c.type)) continue;
+  for (const c of info.children) {
     const v = body[c.name];
     if (!v || typeof v !== 'object') continue;
     if (c.shape === 'collection') {
