@@ -7,10 +7,12 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataDirs } from '../support/cli.js';
 import { adminAuth } from '../support/server.js';
+import { onPostgres, storeFor } from '../support/store.js';
 import { type Answer, SECOND_PASS, serveChild } from './support/serve-child.js';
 
 const newDir = dataDirs('appserver-chaos-stop-');
 const LC = 'domainRuntime/serverLifeCycleRuntimes';
+const ESC = 'domainRuntime/editSessionConfigurationManager/editSessionConfigurations';
 
 test('SIGTERM: in-flight requests finish within --stop-timeout, later ones are refused, running tasks end failed with a reason', { skip: SECOND_PASS }, async () => {
   const dir = newDir();
@@ -61,4 +63,48 @@ test('SIGTERM: in-flight requests finish within --stop-timeout, later ones are r
   assert.equal(task.json.taskStatus, 'FAILED', task.text);
   assert.match(JSON.stringify(task.json.taskError), /Server stopped/, task.text);
   assert.equal(await again.run.stop(), 0);
+});
+
+// On a PostgreSQL store (the PostgreSQL pass): a stop leaves, for the next server started on the
+// store, its running task failed with the reason and what it moved settled, and an edit lock with its
+// pending change still its user's, which that user activates through the next server.
+test('SIGTERM on a PostgreSQL store: the next start finds the task failed with its reason and the edit lock kept', { skip: onPostgres() ? false : 'PostgreSQL pass only' }, async () => {
+  const dir = newDir();
+  const store = ['--store', (await storeFor(dir))!];
+  const s = await serveChild(dir, [...store, '--control', '--stop-timeout', '3']);
+  const control = s.latest.replace('/management/appserver/latest', '/management/appserver-control');
+  const hang = await fetch(`${control}/faults`, {
+    method: 'POST',
+    headers: { authorization: adminAuth, 'x-requested-by': 'chaos-tests', 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ kind: 'hang', server: 'ms1', expiresInSeconds: 600 }),
+  });
+  assert.equal(hang.status, 201, await hang.text());
+  const accepted = await s.post(`${LC}/ms1/start`, {}, { prefer: 'respond-async' });
+  assert.equal(accepted.status, 202, accepted.text);
+  const taskPath = new URL(accepted.headers.get('location')!).pathname.replace(/^.*\/management\/appserver\/latest\//, '');
+  // A named edit session locked by the administrator, with a pending server.
+  const session = { 'appserver.edit.session': 'kept' };
+  assert.equal((await s.post(ESC, { name: 'kept', description: 'locked across a stop' })).status, 201);
+  assert.equal((await s.post('edit/changeManager/startEdit', {}, session)).status, 200);
+  assert.equal((await s.post('edit/servers', { name: 'pending-across-stop', listenPort: 9411 }, session)).status, 201);
+
+  s.run.proc.kill('SIGTERM');
+  assert.equal(await s.run.exited, 0, s.run.stderr());
+
+  const again = await serveChild(dir, store);
+  try {
+    const task = await again.get(`${taskPath}?links=none`);
+    assert.equal(task.status, 200, task.text);
+    assert.deepEqual([task.json.completed, task.json.taskStatus, task.json.progress], [true, 'FAILED', 'failed'], task.text);
+    assert.match(JSON.stringify(task.json.taskError), /Server stopped/, task.text);
+    // The start ended where it was going.
+    assert.equal((await again.get(`${LC}/ms1?fields=state&links=none`)).json.state, 'RUNNING');
+    const cm = await again.get('edit/changeManager?links=none', session);
+    const { locked, lockOwner, hasChanges } = cm.json;
+    assert.deepEqual({ locked, lockOwner, hasChanges }, { locked: true, lockOwner: 'admin', hasChanges: true }, cm.text);
+    assert.equal((await again.post('edit/changeManager/activate', {}, session)).status, 200);
+    assert.equal((await again.get('serverConfig/servers/pending-across-stop?links=none&fields=listenPort')).json.listenPort, 9411);
+  } finally {
+    await again.run.stop();
+  }
 });

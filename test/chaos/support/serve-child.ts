@@ -24,7 +24,7 @@ export interface ServedChild {
   run: CliRun;
   /** http://127.0.0.1:PORT/management/appserver/latest */
   latest: string;
-  get(path: string): Promise<Answer>;
+  get(path: string, headers?: Record<string, string>): Promise<Answer>;
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
   /** Whether the process still runs. */
   alive(): boolean;
@@ -57,7 +57,7 @@ export async function serveChild(dataDir: string, extra: string[] = [], env: Rec
   return {
     run,
     latest,
-    get: (path) => request('GET', path),
+    get: (path, headers) => request('GET', path, undefined, headers),
     post: (path, body = {}, headers) => request('POST', path, body, headers),
     alive: () => run.proc.exitCode === null && run.proc.signalCode === null,
   };
