@@ -309,7 +309,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : opts.port;
   // The administration server's runtime (defaultURL, channels) names the port it is reached on.
   open.domain.runtime.setAdminListenPort(port);
-  const adminPort = new AdminPortListener(runtime, (https) => buildApp(appDeps, { ...appOptions, https }), certificate, opts.host, log);
+  const adminPort = new AdminPortListener(runtime, (https) => buildApp(appDeps, { ...appOptions, https, secondPort: true }), certificate, opts.host, log);
   await adminPort.follow();
   const listeners = opts.listeners === false ? undefined : managedListeners(open, opts, log, trustProxy, certificate);
   // Servers that were running when the process stopped listen again before it says it is ready.

@@ -97,6 +97,12 @@ export interface AppOptions {
    * refused here (403); applications' own traffic is not.
    */
   managementElsewhere?: () => string | undefined;
+  /**
+   * This port serves the process's watch beside its main port (the administration port, opened and
+   * closed as the domain says while the process runs): closing it ends the streams opened through it
+   * and leaves the watch itself running for the other port.
+   */
+  secondPort?: boolean;
 }
 
 /** How long a client may take to send a request, and how long an idle connection stays open. */
@@ -477,10 +483,10 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     return reply.header('content-type', METRICS_CONTENT_TYPE).send(text);
   });
   if (deps.watch) {
-    registerWatch(app, deps.watch, opts.managementElsewhere);
+    const streams = registerWatch(app, deps.watch, opts.managementElsewhere);
     // Streams end before the server waits for its connections to close.
     const watch = deps.watch;
-    app.addHook('preClose', async () => watch.closeAll());
+    app.addHook('preClose', async () => (opts.secondPort ? streams.endAll() : watch.closeAll()));
   }
   if (control) registerControlRoutes(app, control);
   readyRoute(app, deps.api);

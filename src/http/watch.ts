@@ -105,7 +105,9 @@ class EventStream {
  * enabled, names that port then: a stream opened here before the switch ends at its next event or
  * heartbeat instead of going on carrying the domain's changes (nothing more is sent on it).
  */
-export function registerWatch(app: FastifyInstance, watch: WatchApi, elsewhere?: () => string | undefined): void {
+export function registerWatch(app: FastifyInstance, watch: WatchApi, elsewhere?: () => string | undefined): { endAll(): void } {
+  /** Ends each stream open on this app, as when the server stops (its client reconnects). */
+  const open = new Set<() => void>();
   app.get(WATCH_ROUTE, async (request: FastifyRequest, reply: FastifyReply) => {
     if (!acceptsEventStream(request.headers.accept)) {
       throw notAcceptable(`A watch answers text/event-stream only; the request's Accept header is '${String(request.headers.accept).slice(0, 200)}'.`);
@@ -128,7 +130,16 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi, elsewhere?:
       ended = true;
       subscription?.close();
     };
-    res.once('close', finish);
+    const stop = () => {
+      finish();
+      stream.comment('the server is stopping; reconnect with Last-Event-ID');
+      stream.end();
+    };
+    open.add(stop);
+    res.once('close', () => {
+      open.delete(stop);
+      finish();
+    });
     /** True (and the stream ended) once management has moved to the administration port. */
     const moved = (): boolean => {
       if (ended) return true;
@@ -181,6 +192,11 @@ export function registerWatch(app: FastifyInstance, watch: WatchApi, elsewhere?:
       throw methodNotAllowed(request.method, ['GET']);
     },
   });
+  return {
+    endAll: () => {
+      for (const stop of [...open]) stop();
+    },
+  };
 }
 
 function internalError(): Problem {

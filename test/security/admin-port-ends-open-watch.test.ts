@@ -1,7 +1,8 @@
 // A watch stream opened on the plain port before the domain's administration port is enabled must
 // not go on carrying the domain's changes once management is served on the administration port
 // alone: the plain port refuses a new watch (403), so the one already open ends too, at its next
-// event, without sending it.
+// event, without sending it. Closing the administration port again ends only its own streams: the
+// watch goes on being served on the plain port.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -29,7 +30,7 @@ function securePost(url: string, ca: string, body: unknown): Promise<number> {
   });
 }
 
-test('a watch opened on the plain port ends when the administration port takes management, and carries no change made after', { timeout: 120_000 }, async () => {
+test('a watch opened on the plain port ends when the administration port takes management, and carries no change made after; once that port closes, the watch is served again', { timeout: 120_000 }, async () => {
   const offset = await freePortOffset([9002]);
   const srv = await startRuntimeServer(undefined, undefined, { portOffset: offset });
   started.push(srv);
@@ -64,4 +65,15 @@ test('a watch opened on the plain port ends when the administration port takes m
   await reading;
   assert.doesNotMatch(text, /afterTheSwitch/, 'no change made after the switch reaches the plain port');
   assert.match(text, new RegExp(`administration port \\(https://127\\.0\\.0\\.1:${9002 + offset}\\)`), 'the stream says where management went');
+
+  // Turned off again: the administration port closes, and the plain port serves the watch again
+  // (before, closing that port stopped the watch of the whole process: every watch then got 429).
+  assert.equal(await securePost(`${secure}/edit/changeManager/startEdit`, ca, {}), 200);
+  assert.equal(await securePost(`${secure}/edit`, ca, { administrationPortEnabled: false }), 200);
+  assert.equal(await securePost(`${secure}/edit/changeManager/activate`, ca, {}), 200);
+  await pollUntil(() => refused(9002 + offset), (r) => r, 'the administration port closes', 20_000);
+  const again = new AbortController();
+  const reopened = await fetch(`${srv.latest}/watch`, { headers: { accept: 'text/event-stream', authorization: adminAuth }, signal: again.signal });
+  assert.equal(reopened.status, 200, `a watch on the plain port after the administration port closed: ${reopened.status}`);
+  again.abort();
 });
