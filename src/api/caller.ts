@@ -37,6 +37,12 @@ export interface View {
    * answered with `Answer.bytes` (and no `body` when it comes from the read cache).
    */
   url?: string;
+  /**
+   * The caller lays a read out as a page and takes only a small one: a collection it found too
+   * large (`StreamedJson.refused`) is answered `Answer.tooLarge` for the same read until the domain
+   * changes, without being printed again.
+   */
+  page?: boolean;
 }
 
 /**
@@ -49,4 +55,11 @@ export interface Answer {
   headers?: Record<string, string>;
   /** The body printed as the wire shows it (a read for a caller that gave `View.url`). */
   bytes?: Buffer;
+  /** A read the caller found too large for a page before (see `View.page`): `items`, the collection's count when its first items showed it. */
+  tooLarge?: PageRefusal;
+}
+
+/** Why a read was too large for a page: judged from a collection's first items (of `items`), or printed past the size. */
+export interface PageRefusal {
+  items?: number;
 }

@@ -320,6 +320,9 @@ export class ManagementApi {
       // Locks whose time ran out are released (a change) before an earlier answer is looked up.
       const config = this.parts.domain.configService;
       if (config.anyLapsed()) await config.expireLapsed();
+      // A page found too large before stays so until the domain changes.
+      const refused = view.page ? this.parts.cache.refusedPage(slot.key) : undefined;
+      if (refused) return { status: 200, body: undefined, tooLarge: refused };
       const hit = this.parts.cache.get(slot.key);
       if (hit) return this.tagged(caller, { body: undefined, bytes: hit.bytes, etag: hit.etag }, `'${at.rest.join('/')}'`);
     }
@@ -384,6 +387,7 @@ export class ManagementApi {
     }
     const kept = new StreamedJson(gathered(body.pieces), body.options);
     kept.notModified = body.notModified;
+    kept.refused = (why) => cache.putRefusedPage(slot.key, why, slot.watch, slot.ticket);
     return kept;
   }
 

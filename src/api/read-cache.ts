@@ -92,6 +92,9 @@ class ByteLru<V> {
   }
 }
 
+/** Reads found too large for a page that are remembered at most. */
+const MAX_REFUSALS = 1024;
+
 export class ReadCache {
   private readonly entries = new ByteLru<Entry>(
     () => this.limits.maxBytes,
@@ -110,6 +113,11 @@ export class ReadCache {
     (key, text) => 2 * (text.length + key.length),
   );
   partHits = 0;
+  /**
+   * Reads found too large for a page (see `View.page`), by the same keys, rules and changes as the
+   * answers; the oldest go first past MAX_REFUSALS.
+   */
+  private readonly refusals = new Map<string, { items?: number }>();
 
   constructor(
     private readonly limits: ReadCacheLimits,
@@ -121,6 +129,7 @@ export class ReadCache {
     this.generation++;
     this.parts.clear();
     this.entries.clear();
+    this.refusals.clear();
   }
 
   get size(): number {
@@ -165,6 +174,19 @@ export class ReadCache {
     if (watch.volatile || size > this.limits.maxEntryBytes || ticket.generation !== this.generation) return;
     if (watch.figures && (ticket.at !== this.figures.now() || ticket.served !== this.figures.served())) return;
     this.entries.set(key, watch.figures ? { ...read, at: ticket.at, served: ticket.served } : { ...read });
+  }
+
+  /** Why the read `key` was too large for a page, when it was found so since the domain last changed. */
+  refusedPage(key: string): { items?: number } | undefined {
+    return this.refusals.get(key);
+  }
+
+  /** Remembers that the read `key`, begun at `ticket`, was too large for a page (not for reads showing figures). */
+  putRefusedPage(key: string, why: { items?: number }, watch: ReadWatch, ticket: ReadTicket): void {
+    if (watch.volatile || watch.figures || ticket.generation !== this.generation) return;
+    this.refusals.delete(key);
+    this.refusals.set(key, { ...why });
+    if (this.refusals.size > MAX_REFUSALS) this.refusals.delete(this.refusals.keys().next().value!);
   }
 
   /** A part of a search's answer kept by `putPart`. */

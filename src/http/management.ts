@@ -43,6 +43,7 @@ export class ManagementRoutes {
       query: skip ? { ...(request.query as Record<string, unknown>), links: 'none' } : (request.query as Record<string, unknown>),
       url: skip ? `${url}${url.includes('?') ? '&' : '?'}links=none` : url,
       ...(stream ? { stream } : {}),
+      ...(request.wantsHtml ? { page: true } : {}),
     };
     let answer: Answer;
     if (request.isMultipart()) {
@@ -56,11 +57,16 @@ export class ManagementRoutes {
     } else {
       answer = await this.api.request(request.method, caller, at, { body: request.body }, view);
     }
+    if (answer.tooLarge) return sendTooLargePage(request, reply, answer.tooLarge.items !== undefined ? { items: answer.tooLarge.items } : undefined);
     if (answer.body instanceof StreamedJson) {
       const outcome = await sendStreamed(reply, answer.status, answer.body, answer.headers ?? {}, request.principal.user, this.large, request.wantsHtml);
       if (outcome === undefined) return reply;
       if ('notModified' in outcome) return notModified(reply, outcome.notModified);
-      if ('tooLarge' in outcome) return sendTooLargePage(request, reply, outcome.judged);
+      if ('tooLarge' in outcome) {
+        // The same read is refused at once until the domain changes.
+        answer.body.refused?.(outcome.judged ?? {});
+        return sendTooLargePage(request, reply, outcome.judged);
+      }
       return sendText(reply, answer.status, outcome.text, outcome.headers);
     }
     if (answer.status === 304) return notModified(reply, answer.headers ?? {});

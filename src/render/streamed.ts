@@ -13,6 +13,11 @@ export interface StreamTag {
 export class StreamedJson {
   /** Judges the tag against the request's conditions: true when the answer is 304 Not Modified (set by the API). */
   notModified?: (tag: string) => boolean;
+  /**
+   * Told by a caller that wanted a small body (a page) that this one is too large, with the
+   * collection's item count when its first items showed it: the API remembers it for the same read.
+   */
+  refused?: (why: { items?: number }) => void;
 
   constructor(
     /** The body's text in the product's layout (see json-text.ts), an item or so at a time. */

@@ -4,7 +4,8 @@
 // with a short page linking to the same URL's JSON form (`format=json`), which is streamed in
 // slices like any large JSON answer. A collection whose first items show it would pass the size by
 // far is refused from them (the page says how many items it lists); any other is printed, in
-// slices, until it ends or passes the size. Smaller answers still come as whole pages.
+// slices, until it ends or passes the size. A refusal is remembered for the same read until the
+// domain changes. Smaller answers still come as whole pages.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,10 +80,20 @@ test('item 5: a collection small in its first items is laid out until it passes 
   const html = await large.text();
   assert.match(html, /This answer is larger than 256 KiB, the most the HTML view lays out\./);
   assert.match(html, /href="\/management\/appserver\/latest\/serverConfig\/servers\?links=none&amp;fields=name%2Cnotes&amp;format=json"/);
+  // Asked again, the same refusal (remembered until the domain changes).
+  const again = await get(narrow, monitor);
+  assert.equal(again.status, 406);
+  assert.equal(await again.text(), html);
   // Without the notes it is a page again.
   const names100 = await get('/management/appserver/latest/serverConfig/servers?links=none&fields=name', monitor);
   assert.equal(names100.status, 200);
   assert.match(names100.headers.get('content-type') ?? '', /^text\/html/);
+  assert.equal((await admin.post('edit/changeManager/startEdit', {})).status, 200);
+  for (const name of names.slice(-5)) assert.equal((await admin.post(`edit/servers/${encodeURIComponent(name)}`, { notes: null })).status, 200);
+  assert.equal((await admin.post('edit/changeManager/activate', {})).status, 200);
+  const shorter = await get(narrow, monitor);
+  assert.equal(shorter.status, 200, 'the page once the notes are gone');
+  assert.ok((await shorter.text()).includes(names[100]!));
 });
 
 test('item 5: answers within the size are still pages, and other requests are served between refusals', async () => {
