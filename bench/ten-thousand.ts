@@ -19,7 +19,7 @@ import { cycles } from './edit-activate.js';
 import { load, rows } from './harness.js';
 import { adminEnv } from './processes.js';
 import { AUTH } from './reads.js';
-import { BIG, type Restart, activations, post, restart } from './topology.js';
+import { BIG, type Restart, activations, post, resent, restart } from './topology.js';
 
 const TEN: DomainSize = { ...DEFAULT_SIZE, servers: 10_000, clusters: 100, applications: 50_000, running: 1000 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -138,6 +138,7 @@ export async function benchServed(bigDir: string, tenDir: string): Promise<strin
       `  goal single GET within 1.2x: ${gets.t / rounds} vs ${gets.o / rounds} req/s (mean latency ${mean(gets.tMean).toFixed(2)} vs ${mean(gets.oMean).toFixed(2)} ms), ` +
         `${getRatio.toFixed(2)}x the 1,000-server time, ${rounds} alternated rounds, ${gets.failed} not answered 200 (${met(getRatio <= 1.2)})`,
       `  goal edit cycle within 1.2x: ${editT.toFixed(1)} vs ${editO.toFixed(1)} ms per cycle (${(editT / editO).toFixed(2)}x; rounds ${edit.t.map((x) => x.toFixed(1)).join(', ')} vs ${edit.o.map((x) => x.toFixed(1)).join(', ')}) (${met(editT / editO <= 1.2)})`,
+      ...(resent.count > 0 ? [`  (${resent.count} requests of the activations were answered 503 by the overload guard and sent again a second later)`] : []),
       ...acts.map(
         (a) =>
           `  goal activation touching a cluster of 100 running servers < 50 ms (${a.what}): ${a.ten.toFixed(1)} ms, median of ${count} ` +
