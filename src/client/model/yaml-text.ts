@@ -118,10 +118,19 @@ function parse(text: string): YValue | null {
   if (text.includes('\t') || text.includes('\r') || /^(---|\.\.\.|%)/m.test(text)) throw new Unsupported();
   const lines = text.split('\n');
   let i = 0;
-  const skip = () => {
-    while (i < lines.length && (lines[i]!.trim() === '' || lines[i]!.trimStart().startsWith('#'))) i++;
+  // Spaces only (a tab was refused above): the first other character, without copying the line.
+  const indentOf = (l: string) => {
+    let n = 0;
+    while (n < l.length && l.charCodeAt(n) === 32) n++;
+    return n;
   };
-  const indentOf = (l: string) => l.length - l.trimStart().length;
+  const blank = (l: string) => {
+    const n = indentOf(l);
+    return n === l.length || l.charCodeAt(n) === 35; // '#'
+  };
+  const skip = () => {
+    while (i < lines.length && blank(lines[i]!)) i++;
+  };
   // Reads a block map whose keys stand at `indent`.
   const map = (indent: number): YValue => {
     const start = i + 1;
