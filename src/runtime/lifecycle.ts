@@ -66,6 +66,13 @@ export class Lifecycles {
     readonly timings: LifecycleTimings,
   ) {}
 
+  /** Runs a task's next step after `ms`, unless the task was taken back meanwhile (its action refused by the store). */
+  private step(task: Task, ms: number, fn: () => void): void {
+    this.scheduler.after(ms, () => {
+      if (!this.tasks.isDiscarded(task)) fn();
+    });
+  }
+
   // ---- servers ----
 
   server(name: string, op: string): Task {
@@ -160,7 +167,7 @@ export class Lifecycles {
     if (moving.length === 0 && running.length > 0) {
       if (all) this.engine.setPartition(name, [], t.to, true);
       this.tasks.finishWithSubTasks(task);
-    } else this.scheduler.after(this.timings[t.timing], finish);
+    } else this.step(task, this.timings[t.timing], finish);
     return task;
   }
 
@@ -171,9 +178,9 @@ export class Lifecycles {
     const owner = this.partitionOwner(name);
     const task = this.tasks.create(owner, PARTITION_TASK, 'FORCE_RESTART', { partitionName: name, serverName: server, description: `Force restarting ${name}` });
     this.engine.setPartition(name, [server], 'FORCE_RESTARTING', false);
-    this.scheduler.after(this.timings.partition, () => {
+    this.step(task, this.timings.partition, () => {
       this.engine.setPartition(name, [server], 'HALTED', false);
-      this.scheduler.after(Math.max(0, waitMs), () => {
+      this.step(task, Math.max(0, waitMs), () => {
         this.engine.setPartition(name, [server], before, false);
         task.finish();
       });
@@ -220,7 +227,7 @@ export class Lifecycles {
     if (!t.from.includes(state)) throw illegal(`Resource group '${rg}' of partition '${partition}'`, state, op, t);
     const task = this.tasks.create(owner, RG_TASK, t.operation, fields);
     this.engine.setResourceGroup(partition, rg, t.via);
-    this.scheduler.after(this.timings[t.timing], () => {
+    this.step(task, this.timings[t.timing], () => {
       this.engine.setResourceGroup(partition, rg, t.to);
       task.finish();
     });
