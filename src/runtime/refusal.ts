@@ -7,7 +7,7 @@ import { isStoreFailure } from '../core/problems.js';
 import type { Topology } from '../config/topology.js';
 import type { RuntimeEngine } from './engine.js';
 import type { RuntimePersistence } from './persistence.js';
-import { entriesToState, stateToEntries } from './state.js';
+import { copyState, entriesToState, stateToEntries } from './state.js';
 import type { Task, TaskEngine } from './tasks.js';
 
 export interface RefusableParts {
@@ -25,13 +25,14 @@ export interface RefusableParts {
  * `tasksOf` names the tasks the action made (from its result).
  */
 export async function storedOrTakenBack<T>(parts: RefusableParts, action: () => Promise<T> | T, tasksOf: (result: T) => Task[]): Promise<T> {
-  const before = stateToEntries(parts.runtime.state);
+  // Copies of the state's collections (cheap on a large domain); its entries are made only to take an action back.
+  const before = copyState(parts.runtime.state);
   const result = await action();
-  const after = stateToEntries(parts.runtime.state);
+  const after = copyState(parts.runtime.state);
   try {
     await parts.persistence.flushStored();
   } catch (err) {
-    if (isStoreFailure(err)) takeBack(parts, before, after, tasksOf(result));
+    if (isStoreFailure(err)) takeBack(parts, stateToEntries(before), stateToEntries(after), tasksOf(result));
     throw err;
   }
   return result;

@@ -107,6 +107,28 @@ export function highestPartitionState(states: string[]): string | undefined {
  * The state as independent entries (one per server, partition, resource group...), so servers
  * sharing a store write only what they changed and never overwrite each other's changes.
  */
+/**
+ * A copy of the state's collections as they are now (the values themselves are shared, as
+ * `stateToEntries` shares them): far cheaper than its entries on a large domain, and turned into
+ * entries only when needed.
+ */
+export function copyState(state: RuntimeState): RuntimeState {
+  return {
+    servers: new Map(state.servers),
+    partitions: new Map(state.partitions),
+    partitionServers: new Map([...state.partitionServers].map(([p, servers]) => [p, new Map(servers)])),
+    resourceGroups: new Map(state.resourceGroups),
+    restartRequired: new Set(state.restartRequired),
+    applications: new Map(state.applications),
+    dataSources: new Map(state.dataSources),
+    jmsPaused: new Map(state.jmsPaused),
+    retirements: new Map(state.retirements),
+    sslChannels: new Map(state.sslChannels),
+    adminChannels: new Map(state.adminChannels),
+    runningSince: new Map(state.runningSince),
+  };
+}
+
 export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   // Keys are JSON arrays ('["server","ms1"]'): they never collide with Object.prototype's names.
   const out: Record<string, unknown> = {};
