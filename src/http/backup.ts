@@ -20,6 +20,58 @@ export function isBackup(url: string): boolean {
   return url === BACKUP_PATH || url.startsWith(`${BACKUP_PATH}?`);
 }
 
+/**
+ * A backup's bytes as the connection takes them. While the connection takes nothing (the client
+ * stopped reading) for `stallMs`, the answer is cut: the server would otherwise hold the backup's
+ * copy of the store for as long as the client likes.
+ */
+class BackupStream extends Readable {
+  private stalled: NodeJS.Timeout | undefined;
+  private pumping = false;
+
+  constructor(
+    private readonly source: AsyncGenerator<Buffer>,
+    private readonly stallMs: number,
+  ) {
+    super({ highWaterMark: 1024 * 1024 });
+  }
+
+  override _read(): void {
+    if (this.stalled) clearTimeout(this.stalled);
+    this.stalled = undefined;
+    if (!this.pumping) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (;;) {
+        const next = await this.source.next();
+        if (this.destroyed) return;
+        if (next.done) {
+          this.push(null);
+          return;
+        }
+        if (!this.push(next.value)) {
+          this.stalled = setTimeout(() => this.destroy(new Error(`the client took no part of the backup for ${this.stallMs / 1000} s`)), this.stallMs);
+          this.stalled.unref();
+          return;
+        }
+      }
+    } catch (err) {
+      this.destroy(err as Error);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  override _destroy(err: Error | null, done: (error?: Error | null) => void): void {
+    if (this.stalled) clearTimeout(this.stalled);
+    void this.source.return(undefined).catch(() => undefined);
+    done(err);
+  }
+}
+
 export function registerBackup(app: FastifyInstance, backup: BackupApi): void {
   app.get(BACKUP_PATH, { exposeHeadRoute: false }, async (request, reply) => {
     const caller = { principal: request.principal, address: clientAddress(request) };
@@ -30,15 +82,11 @@ export function registerBackup(app: FastifyInstance, backup: BackupApi): void {
     }
     const taken = await backup.take(caller);
     // The backup's turn ends when its answer has gone, or its client went away; a client that stops
-    // reading is cut after a while (no byte moves on the connection), which ends it as well.
+    // reading is cut after a while, which ends it as well.
     reply.raw.once('close', taken.release);
-    const socket = request.raw.socket;
-    socket.setTimeout(BACKUP_STALL_MS, () => {
-      if (!reply.raw.writableFinished) socket.destroy();
-    });
     reply.header('content-type', 'application/x-ndjson; charset=utf-8');
     reply.header('content-disposition', `attachment; filename="${taken.fileName}"`);
     reply.header('x-appserver-config-version', String(taken.configVersion));
-    return reply.send(Readable.from(taken.bytes));
+    return reply.send(new BackupStream(taken.bytes, BACKUP_STALL_MS));
   });
 }
