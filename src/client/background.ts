@@ -102,7 +102,12 @@ export function fetchInBackground(req: BackgroundRequest, options: BackgroundOpt
         if (a.tooLarge !== undefined) return reject(new BackgroundError(`the answer is larger than ${req.maxBytes} bytes`, 'TooLarge', undefined, a.tooLarge));
         const status = a.status ?? 500;
         const empty = !a.bytes || a.bytes.byteLength === 0 || status === 204 || status === 205 || status === 304;
-        resolve(new Response(empty ? null : a.bytes!, { status, statusText: a.statusText ?? '', headers: a.headers ?? [] }));
+        try {
+          resolve(new Response(empty ? null : a.bytes!, { status, statusText: a.statusText ?? '', headers: a.headers ?? [] }));
+        } catch (err) {
+          // A status or header a Response cannot hold (a server outside HTTP's rules).
+          reject(new BackgroundError(`the answer cannot be read: ${(err as Error).message}`, 'Error'));
+        }
       }),
     );
     worker.once('error', (err) => settle(() => reject(err)));
