@@ -122,9 +122,23 @@ export async function sendStreamed(
   let first = '';
   let ended = false;
   let judged: { items: number } | undefined;
+  // A pause between two slices of printing, for other requests; false when the client went away
+  // meanwhile (the answer is then dropped and its connection closed).
+  const pauses = () => {
+    let start = performance.now();
+    return async (): Promise<boolean> => {
+      if (performance.now() - start < slice()) return true;
+      await turn();
+      start = performance.now();
+      if (!gone) return true;
+      pieces.return();
+      res.destroy();
+      return false;
+    };
+  };
   printing++;
   try {
-    let start = performance.now();
+    const pause = pauses();
     // Pieces printed, and the smallest item of them (the first piece carries what comes before the list).
     let count = 0;
     let smallest = Infinity;
@@ -143,14 +157,7 @@ export async function sendStreamed(
           break;
         }
       }
-      if (performance.now() - start < slice()) continue;
-      await turn();
-      if (gone) {
-        pieces.return();
-        res.destroy();
-        return undefined;
-      }
-      start = performance.now();
+      if (!(await pause())) return undefined;
     }
   } catch (err) {
     pieces.return();
@@ -185,17 +192,8 @@ export async function sendStreamed(
     const out = { ...headers };
     if (tag) {
       // The tag goes in the headers: the items not printed yet are digested first.
-      let start = performance.now();
-      for (const _ of tag.rest()) {
-        if (performance.now() - start < slice()) continue;
-        await turn();
-        if (gone) {
-          pieces.return();
-          res.destroy();
-          return undefined;
-        }
-        start = performance.now();
-      }
+      const pause = pauses();
+      for (const _ of tag.rest()) if (!(await pause())) return undefined;
       out.etag = tag.value();
       if (body.notModified?.(out.etag)) {
         pieces.return();

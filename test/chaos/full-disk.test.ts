@@ -15,6 +15,7 @@ import { killRunning, runCli } from '../support/cli.js';
 import { adminAuth } from '../support/server.js';
 import { makeZip, webXml } from '../support/zip.js';
 import { type Answer, SECOND_PASS, type ServedChild, editAndActivate, serveChild } from './support/serve-child.js';
+import { answerOf } from '../support/answer.js';
 
 const root = mkdtempSync(join(tmpdir(), 'appserver-chaos-disk-'));
 const mnt = join(root, 'fs');
@@ -66,14 +67,7 @@ async function upload(s: ServedChild, app: string): Promise<Answer> {
   const war = makeZip({ 'WEB-INF/web.xml': webXml([{ name: 'hello', className: 'disk.Hello', patterns: ['/hello'] }]) });
   form.append('sourcePath', new Blob([new Uint8Array(war)]), `${app}.war`);
   const res = await fetch(`${s.latest}/edit/appDeployments`, { method: 'POST', body: form, headers: { authorization: adminAuth, 'x-requested-by': 'chaos-tests', accept: 'application/json' } });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return answerOf(res);
 }
 
 /** Files below the data directory's archive folder (the staging folder's included). */

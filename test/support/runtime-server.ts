@@ -11,6 +11,7 @@ import { storeFor } from './store.js';
 import { TEST_MAX_EVENT_LOOP_DELAY } from './server.js';
 import type { LifecycleTimings } from '../../src/runtime/lifecycle.js';
 import { ManualScheduler } from '../../src/core/clock.js';
+import { answerOf } from './answer.js';
 
 export const ADMIN = { user: 'admin', password: 'welcome1' };
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
@@ -46,14 +47,7 @@ export async function request(
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(url, { method: init.method ?? 'GET', headers, ...(body !== undefined ? { body } : {}), ...(init.signal ? { signal: init.signal } : {}) });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return answerOf(res);
 }
 
 export interface Client {

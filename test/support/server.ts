@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/cli/server.js';
 import { storeFor } from './store.js';
+import { answerOf } from './answer.js';
 
 export const ADMIN = { user: 'admin', password: 'welcome1' };
 
@@ -150,12 +151,5 @@ export async function call(
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(url, { method: init.method ?? 'GET', headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return answerOf(res);
 }

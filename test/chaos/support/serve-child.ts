@@ -2,6 +2,7 @@
 // not as the test runner dying. Requests go through a small client that never throws on a refused
 // or reset connection (it answers status 0), so a test can count every answer.
 import { type CliRun, runCli } from '../../support/cli.js';
+import { type Answer, answerOf } from '../../support/answer.js';
 import { ADMIN, adminAuth } from '../../support/server.js';
 
 /**
@@ -12,13 +13,8 @@ export const SECOND_PASS = process.env.APPSERVER_TEST_PG
   ? 'runs once, in the pass without APPSERVER_TEST_PG (it makes the store it needs itself)'
   : undefined;
 
-export interface Answer {
-  /** 0 when no HTTP answer came (connection refused or reset). */
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
+/** What a request got; status 0 when no HTTP answer came (connection refused or reset). */
+export type { Answer } from '../../support/answer.js';
 
 export interface ServedChild {
   run: CliRun;
@@ -42,14 +38,7 @@ export async function serveChild(dataDir: string, extra: string[] = [], env: Rec
     if (body !== undefined) h['content-type'] = 'application/json';
     try {
       const res = await fetch(`${latest}/${path}`, { method, headers: h, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      const text = await res.text();
-      let json: any;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status, headers: res.headers, text, json };
+      return await answerOf(res);
     } catch (err) {
       return { status: 0, headers: new Headers(), text: (err as Error).message, json: undefined };
     }
