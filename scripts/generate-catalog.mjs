@@ -30,7 +30,7 @@ const CONFIG_ROOT = 'weblogic.management.configuration.ConfigurationMBean';
 const CONFIG_EXTRA = new Set(['weblogic.management.WebLogicMBean']);
 const SECURITY_PACKAGE = /^(weblogic\.management\.security|weblogic\.security\.providers|com\.bea\.security)\./;
 
-// REST names the WLS REST layer gives that the bean data does not carry, keyed by the type that
+// REST names the product's REST layer gives that the bean data does not carry, keyed by the type that
 // declares the Java property (original names). Subtypes that inherit or override the property keep it.
 const REST_RENAMES = {
   'weblogic.management.runtime.TaskRuntimeMBean': {

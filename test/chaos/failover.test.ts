@@ -19,6 +19,7 @@ import { type CliRun, dataDirs, runCli } from '../support/cli.js';
 import { freePortOffset, refused } from '../support/ports.js';
 import { ADMIN, adminAuth } from '../support/server.js';
 import { onPostgres, storeFor } from '../support/store.js';
+import { jsonOrUndefined } from '../support/answer.js';
 
 const skip = onPostgres() ? false : 'PostgreSQL pass only: failing over needs servers sharing a PostgreSQL store (on SQLite one process owns its store)';
 const ESC = 'domainRuntime/editSessionConfigurationManager/editSessionConfigurations';
@@ -54,12 +55,7 @@ async function send(url: string, method: string, body?: unknown, headers: Record
   try {
     const res = await fetch(url, { method, headers: h, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = jsonOrUndefined(text);
     return { status: res.status, text, json, location: res.headers.get('location') };
   } catch (err) {
     return { status: 0, text: (err as Error).message, json: undefined, location: null };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { type Client, type Reply, type RuntimeServer, adminAuth, assertAccepted, client, job, pollUntil, request, startRuntimeServer } from '../support/runtime-server.js';
 import { freePortOffset, refused } from '../support/ports.js';
+import { jsonOrUndefined } from '../support/answer.js';
 
 const LC = 'domainRuntime/serverLifeCycleRuntimes';
 const LATEST = '/management/appserver/latest';
@@ -32,12 +33,7 @@ function secure(url: string, ca: string, init: { method?: string; body?: unknown
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
       res.on('end', () => {
-        let json: any;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
+        const json = jsonOrUndefined(text);
         resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), text, json });
       });
     });

@@ -1,6 +1,7 @@
 // Requests from other client addresses of this machine: every 127.x.y.z address is the loopback
 // interface on Linux, so a test can be several clients (the server sees each as a TCP peer of its own).
 import * as http from 'node:http';
+import { jsonOrUndefined } from './answer.js';
 
 export interface AddressedReply {
   status: number;
@@ -31,12 +32,7 @@ export function requestFrom(
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
         res.on('end', () => {
-          let json: any;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
+          const json = jsonOrUndefined(text);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
         });
         res.on('error', reject);

@@ -8,13 +8,16 @@ export interface Answer {
   json: any;
 }
 
+/** The text parsed as JSON, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return { status: res.status, headers: res.headers, text, json: jsonOrUndefined(text) };
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { adminAuth, basic, call } from './server.js';
+import { jsonOrUndefined } from './answer.js';
 
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
 /** The default authenticator of the default realm, where users and groups are managed. */
@@ -141,12 +142,7 @@ export function postHuge(
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('end', () => {
-        let json: any;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
+        const json = jsonOrUndefined(text);
         req.destroy();
         resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text, json, sent });
       });
