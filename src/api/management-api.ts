@@ -705,9 +705,11 @@ export class ManagementApi {
         ...(caller.signal ? { signal: caller.signal } : {}),
         ...(precondition ? { precondition } : {}),
       };
+      const since = this.parts.domain.writesBegun;
       const answer = await this.parts.operations.invoke(call, bodyObject(body, 'action arguments'));
-      // What the action changed (states, tasks) is stored before it is acknowledged.
-      await this.parts.domain.flushStored();
+      // What the action changed (states, tasks) is stored before it is acknowledged; an action
+      // that stored its change itself (an activation) stands, and what follows from it is retried.
+      if (!this.parts.operations.storesItself(op)) await this.parts.domain.flushStored(since);
       return answer;
     };
     // Queries change nothing: only actions are recorded.
@@ -770,7 +772,9 @@ export class ManagementApi {
     }
     release?.();
     const { identity, task } = made;
-    await this.parts.domain.flushStored();
+    // The deployment is in the configuration (or the caller's session) already: it stands even if
+    // the store refuses its progress object for a moment (that write is retried).
+    await this.parts.domain.flush();
     const location = ctx.urls.href([...owner.root.base, ...identity]);
     return this.progressAnswer(caller, task, ctx, { status: 201, body: {}, headers: { location } });
   }
@@ -778,7 +782,7 @@ export class ManagementApi {
   private async undeploy(caller: Caller, node: BeanNode, ctx: RenderContext, write: WriteContext): Promise<Answer> {
     const name = node.identity[node.identity.length - 1]!;
     const task = await this.parts.domain.deployments.undeploy(write.principal.user, write.session, name);
-    await this.parts.domain.flushStored();
+    await this.parts.domain.flush();
     return this.progressAnswer(caller, task, ctx, ok({}));
   }
 

@@ -221,8 +221,13 @@ export class Domain implements DomainParts {
   }
 
   /** Like `flush`, but throws when the last write failed (the store out of reach or full). */
-  flushStored(): Promise<void> {
-    return this.persistence.flushStored();
+  flushStored(since?: number): Promise<void> {
+    return this.persistence.flushStored(since);
+  }
+
+  /** Writes of the runtime state and tasks begun so far (see `flushStored`). */
+  get writesBegun(): number {
+    return this.persistence.writesBegun;
   }
 
   /**

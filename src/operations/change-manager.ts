@@ -10,6 +10,8 @@ const millis = (call: Invocation, name: string): number | undefined => {
   return typeof v === 'number' ? v : undefined;
 };
 const OBJECT = 'java.lang.Object';
+// Each action stores what it changes (sessions, the activation) in its own transaction.
+const SELF_STORED = { storesItself: true };
 const plural = (n: number) => `${n} unactivated change${n === 1 ? '' : 's'}`;
 
 export const changeManagerOperations = [
@@ -25,7 +27,7 @@ export const changeManagerOperations = [
     });
     if (timeOut !== undefined && timeOut > 0) call.audit.detail = `Edit session '${call.session}', lock lapses after ${timeOut} ms.`;
     return DONE;
-  }),
+  }, SELF_STORED),
   // activate(dryRun) (REST-only, chosen): with dryRun true, everything is judged and the changes
   // that would be recorded are answered, and nothing is applied; either way the answer says what
   // the activation records (or would).
@@ -44,19 +46,19 @@ export const changeManagerOperations = [
       restartRequired: result.restartRequired,
       changes: result.changes,
     });
-  }),
+  }, SELF_STORED),
   defineOperation(action(CHANGE_MANAGER, 'cancelEdit', [ov(VOID)], DEPLOYER), async (call, use) => {
     await use.config.cancelEdit(user(call), call.session);
     return DONE;
-  }),
+  }, SELF_STORED),
   defineOperation(action(CHANGE_MANAGER, 'safeResolve', [ov(VOID)], DEPLOYER), async (call, use) => {
     await use.config.resolve(user(call), call.session, false);
     return DONE;
-  }),
+  }, SELF_STORED),
   defineOperation(action(CHANGE_MANAGER, 'forceResolve', [ov(VOID)], DEPLOYER), async (call, use) => {
     await use.config.resolve(user(call), call.session, true);
     return DONE;
-  }),
+  }, SELF_STORED),
   // Administrators only (REST-only): take over the lock another user holds, with its changes...
   defineOperation(action(CHANGE_MANAGER, 'takeOverEdit', [ov(VOID), ov(VOID, p('timeOut', INT))]), async (call, use) => {
     const timeOut = millis(call, 'timeOut');
@@ -66,7 +68,7 @@ export const changeManagerOperations = [
         ? `Edit session '${call.session}': nobody else held the lock.`
         : `Edit session '${call.session}': took over the lock of '${holder}' with ${plural(changes)}.`;
     return DONE;
-  }),
+  }, SELF_STORED),
   // ... or release it and drop its changes.
   defineOperation(action(CHANGE_MANAGER, 'forceCancelEdit', [ov(VOID)]), async (call, use) => {
     const { holder, changes } = await use.config.forceCancelEdit(call.session);
@@ -75,5 +77,5 @@ export const changeManagerOperations = [
         ? `Edit session '${call.session}': nobody held the lock; ${plural(changes)} dropped.`
         : `Edit session '${call.session}': released the lock of '${holder}' and dropped ${plural(changes)}.`;
     return DONE;
-  }),
+  }, SELF_STORED),
 ];

@@ -83,10 +83,17 @@ export type OperationHandler = (call: Invocation, use: OperationServices) => Out
 export interface OperationDefinition {
   readonly declaration: OperationDeclaration;
   readonly handler: OperationHandler;
+  /** See `defineOperation`. */
+  readonly storesItself?: boolean;
 }
 
-export function defineOperation(declaration: OperationDeclaration, handler: OperationHandler): OperationDefinition {
-  return Object.freeze({ declaration: Object.freeze(declaration), handler });
+/**
+ * `storesItself`: the handler stores its change in its own transaction and throws when the store
+ * refuses it (the change manager's actions); runtime writes that follow from the change are retried
+ * until the store takes them, and do not turn an acknowledged change into a refusal.
+ */
+export function defineOperation(declaration: OperationDeclaration, handler: OperationHandler, options: { storesItself?: boolean } = {}): OperationDefinition {
+  return Object.freeze({ declaration: Object.freeze(declaration), handler, ...(options.storesItself ? { storesItself: true } : {}) });
 }
 
 /** The outcome of an operation that returns nothing. */

@@ -42,6 +42,8 @@ export interface Answer {
 
 export class OperationExecutor {
   private readonly handlers = new Map<string, OperationHandler>();
+  /** Operations whose handlers store their change themselves (see `defineOperation`). */
+  private readonly selfStoring = new Set<string>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -51,7 +53,11 @@ export class OperationExecutor {
     /** Actions the catalog declares that a tree's writer performs (the Lifecycle Manager's). */
     performedElsewhere: OperationTable = {},
   ) {
-    for (const { declaration, handler } of definitions) this.handlers.set(operationKey(declaration.on, declaration.name), handler);
+    for (const { declaration, handler, storesItself } of definitions) {
+      const key = operationKey(declaration.on, declaration.name);
+      this.handlers.set(key, handler);
+      if (storesItself) this.selfStoring.add(key);
+    }
     const elsewhere = (op: { declaredBy: string; name: string }) => Object.hasOwn(performedElsewhere, op.declaredBy) && performedElsewhere[op.declaredBy]!.some((o) => o.name === op.name);
     // Every action the catalog advertises must have its handler: a server that could show an
     // action link it cannot run does not start.
@@ -82,9 +88,15 @@ export class OperationExecutor {
     };
     // An action's changes reach the store before it is answered (or waited on); refused there,
     // they are taken back, so that nothing changed.
-    const outcome = op.impact === 'info' ? await handler(call, this.use) : await this.use.refusable(() => handler(call, this.use), (o) => ('task' in o ? [o.task] : []));
+    const outcome =
+      op.impact === 'info' || this.storesItself(op) ? await handler(call, this.use) : await this.use.refusable(() => handler(call, this.use), (o) => ('task' in o ? [o.task] : []));
     if ('value' in outcome) return { status: 200, body: resultBody(overload, outcome.value, (t) => this.catalog.types.has(t)) };
     return this.taskAnswer(call, outcome.task, outcome.root ?? this.use.domainRuntime(), request.prefer);
+  }
+
+  /** Whether the operation's handler stores its change itself (its follow-up writes do not refuse it). */
+  storesItself(op: OperationDef): boolean {
+    return this.selfStoring.has(operationKey(op.declaredBy, op.name));
   }
 
   private async taskAnswer(call: Invocation, task: Task, root: TreeRoot, prefer: string | undefined): Promise<Answer> {

@@ -54,22 +54,38 @@ export class RuntimePersistence {
     };
   }
 
-  /** The error of the last write, when it failed (cleared by the next that succeeds). */
-  private failure: unknown;
+  /**
+   * The error of the last write, when it failed (cleared by the next that succeeds), and the number
+   * of that write: what an action changed is in every write begun after it started.
+   */
+  private failure?: { err: unknown; write: number };
+  /** Writes begun so far (each takes what is in memory when it begins). */
+  private begun = 0;
   private retry?: NodeJS.Timeout;
 
-  /** Queues a write so that writes reach the store in the order they were made. */
-  private queue(write: () => Promise<void>): void {
+  /** The number of writes begun so far: give it to `flushStored` to hear only of later writes. */
+  get writesBegun(): number {
+    return this.begun;
+  }
+
+  /**
+   * Queues a write so that writes reach the store in the order they were made. The write calls
+   * `begin` just before it takes what is in memory.
+   */
+  private queue(write: (begin: () => void) => Promise<void>): void {
     this.queued++;
-    this.writes = this.writes.then(write).then(
-      () => {
-        this.failure = undefined;
-      },
-      (err: unknown) => {
-        this.failure = err;
-        this.retryLater();
-      },
-    );
+    let number = 0;
+    this.writes = this.writes
+      .then(() => write(() => (number = ++this.begun)))
+      .then(
+        () => {
+          this.failure = undefined;
+        },
+        (err: unknown) => {
+          this.failure = { err, write: number };
+          this.retryLater();
+        },
+      );
   }
 
   /**
@@ -95,9 +111,10 @@ export class RuntimePersistence {
     return () => {
       if (queued) return;
       queued = true;
-      this.queue(async () => {
+      this.queue(async (begin) => {
         await new Promise((resolve) => setImmediate(resolve));
         queued = false;
+        begin();
         await write();
       });
     };
@@ -148,10 +165,12 @@ export class RuntimePersistence {
   /**
    * Waits for the queued writes and throws the error of the last one when it failed: a change the
    * store did not take is not acknowledged (it is written once the store takes writes again).
+   * `since` (a `writesBegun` taken before the change was made): a failed write begun earlier did
+   * not carry the change, and is not its refusal (it is retried by itself).
    */
-  async flushStored(): Promise<void> {
+  async flushStored(since = 0): Promise<void> {
     await this.writes;
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure !== undefined && this.failure.write > since) throw this.failure.err;
   }
 
   /** Stops retrying failed writes (the domain closes). */

@@ -27,10 +27,11 @@ export interface RefusableParts {
 export async function storedOrTakenBack<T>(parts: RefusableParts, action: () => Promise<T> | T, tasksOf: (result: T) => Task[]): Promise<T> {
   // Copies of the state's collections (cheap on a large domain); its entries are made only to take an action back.
   const before = copyState(parts.runtime.state);
+  const since = parts.persistence.writesBegun;
   const result = await action();
   const after = copyState(parts.runtime.state);
   try {
-    await parts.persistence.flushStored();
+    await parts.persistence.flushStored(since);
   } catch (err) {
     if (isStoreFailure(err)) takeBack(parts, stateToEntries(before), stateToEntries(after), tasksOf(result));
     throw err;
