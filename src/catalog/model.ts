@@ -89,3 +89,11 @@ export interface TypeDef {
   /** Concrete subtypes (transitively), this type included when it is itself instantiable. */
   subtypes: TypeDef[];
 }
+
+/**
+ * Whether beans of `t` cannot be made as such: a family base whose members are told apart by their
+ * implementation's class name (security providers), so that a new member must name its `type`.
+ */
+export function needsChosenType(t: TypeDef): boolean {
+  return t.discriminator === t.short && t.subtypes.some((s) => s.discriminator !== s.short);
+}

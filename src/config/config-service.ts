@@ -2,7 +2,7 @@
 // activation that applies a session's changes in one store transaction, then in memory.
 import { Problem, badRequest, forbidden, invalid, isStoreFailure, notFound, tooMany, unavailable } from '../core/problems.js';
 import type { Catalog } from '../catalog/load.js';
-import type { PropDef, TypeDef } from '../catalog/model.js';
+import { type PropDef, type TypeDef, needsChosenType } from '../catalog/model.js';
 import { type ActivationRecord, type BeanChanges, type Store, StoreConflict, type StoredBean, type StoredSession } from '../store/store.js';
 import { type BeanRecord, type BeanTree } from '../tree/records.js';
 import { childKey, depthOfKey, describeKey, identityOfKey, isWithin, itemKey, keyOfIdentity, lastSegment, ownerKey, upKey } from '../core/identity.js';
@@ -911,9 +911,14 @@ export class ConfigService {
 
   private creatableType(prop: PropDef, requested: unknown): TypeDef {
     const creators = prop.creators.map((c) => this.catalog.type(c));
-    if (requested === undefined) return creators[0] ?? this.catalog.type(prop.javaType);
+    const candidates = creators.flatMap((c) => [c, ...c.subtypes]).filter((t) => !needsChosenType(t));
+    if (requested === undefined) {
+      const made = creators[0] ?? this.catalog.type(prop.javaType);
+      if (!needsChosenType(made)) return made;
+      const allowed = [...new Set(candidates.map((t) => t.discriminator))].join(', ');
+      throw invalid([{ path: 'type', detail: `A new item of '${prop.name}' must name its 'type', one of: ${allowed}.` }]);
+    }
     if (typeof requested !== 'string') throw invalid([{ path: 'type', detail: 'The type must be a string.' }]);
-    const candidates = creators.flatMap((c) => [c, ...c.subtypes]);
     const found = candidates.find((t) => t.discriminator === requested || t.short === requested || t.name === requested);
     if (!found) {
       const allowed = [...new Set(candidates.map((t) => t.discriminator))].join(', ');

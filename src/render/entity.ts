@@ -1,6 +1,6 @@
 // The one renderer: beans, collections and create forms become hypermedia JSON here.
 import { visibleIn } from '../catalog/load.js';
-import type { ApiVersion, PropDef, TypeDef } from '../catalog/model.js';
+import { type ApiVersion, type PropDef, type TypeDef, needsChosenType } from '../catalog/model.js';
 import { childKey } from '../core/identity.js';
 import type { BeanNode, Mount, Resolver } from '../tree/resolve.js';
 import type { Link, Urls } from './links.js';
@@ -217,7 +217,8 @@ export class Renderer {
       // `type` names the bean type to create, unless it is a writable property of its own.
       const discriminator = p.name === 'type' && !p.writable;
       if (!(p.writable || discriminator) || !wantsField(ctx.shape, p.name)) continue;
-      if (discriminator) out.type = type.discriminator;
+      // A family base is no type of its own: the client chooses among its members.
+      if (discriminator) out.type = needsChosenType(type) ? null : type.discriminator;
       else if (p.key) out[p.name] = null;
       else out[p.name] = p.encrypted ? null : toWire(p, defaultOf(p, blank, ctx.productionMode));
     }

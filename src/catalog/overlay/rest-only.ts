@@ -92,6 +92,11 @@ export const restOnlyPatches: Record<string, TypeOverlay> = {
       ['CoherenceClusterSystemResourceMBean', 'appserver.coherence.descriptor.wl.AppserverCoherenceBean'],
     ].map(([type, descriptor]) => [`appserver.management.configuration.${type}`, { properties: [{ n: 'resource', t: descriptor!, rel: 'r' as const }] }]),
   ),
+  // Security providers are the catalog's polymorphic beans whose type data has no `type`: the REST
+  // layer shows their concrete type (the implementation's class name), as it takes it on creation.
+  'appserver.management.security.ProviderMBean': {
+    properties: [{ n: 'type', t: 'java.lang.String' }],
+  },
   'appserver.management.runtime.JVMRuntimeMBean': {
     properties: [{ n: 'processCpuLoad', t: 'double' }],
   },

@@ -18918,6 +18918,8 @@ export interface ApplicationVersionerMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.ExportMBean (`type`: "Export"; security; 1 base type). */
 export interface ExportMBean extends BeanBase {
@@ -18946,6 +18948,8 @@ export interface ProviderMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.RDBMSSecurityStoreMBean (`type`: "RDBMSSecurityStore"; security; 1 base type). */
 export interface RDBMSSecurityStoreMBean extends BeanBase {
@@ -19035,6 +19039,8 @@ export interface AuditorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.audit.ContextHandlerMBean (`type`: "ContextHandler"; security; 1 base type). */
 export interface ContextHandlerMBean extends BeanBase {
@@ -19058,6 +19064,8 @@ export interface AuthenticationProviderMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authentication.AuthenticatorMBean (`type`: "Authenticator"; security; 3 base types). */
 export interface AuthenticatorMBean extends BeanBase {
@@ -19071,6 +19079,8 @@ export interface AuthenticatorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authentication.GroupEditorMBean (`type`: "GroupEditor"; security; 5 base types). */
 export interface GroupEditorMBean extends BeanBase {
@@ -19112,6 +19122,8 @@ export interface IdentityAsserterMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authentication.IdentityDomainAuthenticatorMBean (`type`: "IdentityDomainAuthenticator"; security; 2 base types). */
 export interface IdentityDomainAuthenticatorMBean extends BeanBase {
@@ -19136,6 +19148,8 @@ export interface PasswordValidatorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authentication.ServletAuthenticationFilterMBean (`type`: "ServletAuthenticationFilter"; security; 3 base types). */
 export interface ServletAuthenticationFilterMBean extends BeanBase {
@@ -19147,6 +19161,8 @@ export interface ServletAuthenticationFilterMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authentication.UserAttributeEditorMBean (`type`: "UserAttributeEditor"; security; 2 base types). */
 export interface UserAttributeEditorMBean extends BeanBase {
@@ -19199,6 +19215,8 @@ export interface AdjudicatorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authorization.AuthorizerMBean (`type`: "Authorizer"; security; 2 base types). */
 export interface AuthorizerMBean extends BeanBase {
@@ -19210,6 +19228,8 @@ export interface AuthorizerMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authorization.DeployableAuthorizerMBean (`type`: "DeployableAuthorizer"; security; 3 base types). */
 export interface DeployableAuthorizerMBean extends BeanBase {
@@ -19223,6 +19243,8 @@ export interface DeployableAuthorizerMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authorization.DeployableRoleMapperMBean (`type`: "DeployableRoleMapper"; security; 3 base types). */
 export interface DeployableRoleMapperMBean extends BeanBase {
@@ -19236,6 +19258,8 @@ export interface DeployableRoleMapperMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authorization.PolicyAuxiliaryMBean (`type`: "PolicyAuxiliary"; security; 3 base types). */
 export interface PolicyAuxiliaryMBean extends BeanBase {
@@ -19283,6 +19307,8 @@ export interface RoleMapperMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.authorization.RoleReaderMBean (`type`: "RoleReader"; security; 1 base type). */
 export interface RoleReaderMBean extends BeanBase {
@@ -19306,6 +19332,8 @@ export interface CredentialMapperMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.credentials.DeployableCredentialMapperMBean (`type`: "DeployableCredentialMapper"; security; 3 base types). */
 export interface DeployableCredentialMapperMBean extends BeanBase {
@@ -19319,6 +19347,8 @@ export interface DeployableCredentialMapperMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.credentials.PKICredentialMapEditorMBean (`type`: "PKICredentialMapEditor"; security; 3 base types). */
 export interface PKICredentialMapEditorMBean extends BeanBase {
@@ -19357,6 +19387,8 @@ export interface CertPathBuilderMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.pk.CertPathProviderMBean (`type`: "CertPathProvider"; security; 2 base types). */
 export interface CertPathProviderMBean extends BeanBase {
@@ -19368,6 +19400,8 @@ export interface CertPathProviderMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.pk.CertPathValidatorMBean (`type`: "CertPathValidator"; security; 3 base types). */
 export interface CertPathValidatorMBean extends BeanBase {
@@ -19379,6 +19413,8 @@ export interface CertPathValidatorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.security.pk.KeyStoreMBean (`type`: "KeyStore"; security; 2 base types). */
 export interface KeyStoreMBean extends BeanBase {
@@ -19390,6 +19426,8 @@ export interface KeyStoreMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.management.utils.LDAPServerMBean (`type`: "LDAPServer"; descriptor; 1 base type). */
 export interface LDAPServerMBean extends BeanBase {
@@ -19471,6 +19509,8 @@ export interface DefaultAuditorMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   activeContextHandlerEntries?: string[] | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.ActiveDirectoryAuthenticatorMBean (`type`: "appserver.security.providers.authentication.ActiveDirectoryAuthenticator"; security; 17 base types). */
 export interface ActiveDirectoryAuthenticatorMBean extends BeanBase {
@@ -19588,6 +19628,8 @@ export interface ActiveDirectoryAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.AppserverIdentityCloudIntegratorMBean (`type`: "appserver.security.providers.authentication.AppserverIdentityCloudIntegrator"; security; 7 base types). */
 export interface AppserverIdentityCloudIntegratorMBean extends BeanBase {
@@ -19723,6 +19765,8 @@ export interface AppserverIdentityCloudIntegratorMBean extends BeanBase {
   controlFlag?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.AppserverInternetDirectoryAuthenticatorMBean (`type`: "appserver.security.providers.authentication.AppserverInternetDirectoryAuthenticator"; security; 17 base types). */
 export interface AppserverInternetDirectoryAuthenticatorMBean extends BeanBase {
@@ -19834,6 +19878,8 @@ export interface AppserverInternetDirectoryAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.AppserverUnifiedDirectoryAuthenticatorMBean (`type`: "appserver.security.providers.authentication.AppserverUnifiedDirectoryAuthenticator"; security; 17 base types). */
 export interface AppserverUnifiedDirectoryAuthenticatorMBean extends BeanBase {
@@ -19947,6 +19993,8 @@ export interface AppserverUnifiedDirectoryAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.AppserverVirtualDirectoryAuthenticatorMBean (`type`: "appserver.security.providers.authentication.AppserverVirtualDirectoryAuthenticator"; security; 17 base types). */
 export interface AppserverVirtualDirectoryAuthenticatorMBean extends BeanBase {
@@ -20056,6 +20104,8 @@ export interface AppserverVirtualDirectoryAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.CustomDBMSAuthenticatorMBean (`type`: "appserver.security.providers.authentication.CustomDBMSAuthenticator"; security; 8 base types). */
 export interface CustomDBMSAuthenticatorMBean extends BeanBase {
@@ -20091,6 +20141,8 @@ export interface CustomDBMSAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.DBMSAuthenticatorMBean (`type`: "DBMSAuthenticator"; security; 7 base types). */
 export interface DBMSAuthenticatorMBean extends BeanBase {
@@ -20122,6 +20174,8 @@ export interface DBMSAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.DefaultAuthenticatorMBean (`type`: "appserver.security.providers.authentication.DefaultAuthenticator"; security; 25 base types). */
 export interface DefaultAuthenticatorMBean extends BeanBase {
@@ -20173,6 +20227,8 @@ export interface DefaultAuthenticatorMBean extends BeanBase {
   supportedUserAttributeNames?: string[] | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.DefaultIdentityAsserterMBean (`type`: "appserver.security.providers.authentication.DefaultIdentityAsserter"; security; 6 base types). */
 export interface DefaultIdentityAsserterMBean extends BeanBase {
@@ -20214,6 +20270,8 @@ export interface DefaultIdentityAsserterMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.IPlanetAuthenticatorMBean (`type`: "appserver.security.providers.authentication.IPlanetAuthenticator"; security; 17 base types). */
 export interface IPlanetAuthenticatorMBean extends BeanBase {
@@ -20327,6 +20385,8 @@ export interface IPlanetAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.LDAPAuthenticatorMBean (`type`: "appserver.security.providers.authentication.LDAPAuthenticator"; security; 16 base types). */
 export interface LDAPAuthenticatorMBean extends BeanBase {
@@ -20436,6 +20496,8 @@ export interface LDAPAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.LDAPX509IdentityAsserterMBean (`type`: "appserver.security.providers.authentication.LDAPX509IdentityAsserter"; security; 7 base types). */
 export interface LDAPX509IdentityAsserterMBean extends BeanBase {
@@ -20495,6 +20557,8 @@ export interface LDAPX509IdentityAsserterMBean extends BeanBase {
   SSLEnabled?: boolean;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.LoginExceptionPropagatorMBean (`type`: "LoginExceptionPropagator"; security; 4 base types). */
 export interface LoginExceptionPropagatorMBean extends BeanBase {
@@ -20510,6 +20574,8 @@ export interface LoginExceptionPropagatorMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.NegotiateIdentityAsserterMBean (`type`: "appserver.security.providers.authentication.NegotiateIdentityAsserter"; security; 7 base types). */
 export interface NegotiateIdentityAsserterMBean extends BeanBase {
@@ -20533,6 +20599,8 @@ export interface NegotiateIdentityAsserterMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.NovellAuthenticatorMBean (`type`: "appserver.security.providers.authentication.NovellAuthenticator"; security; 17 base types). */
 export interface NovellAuthenticatorMBean extends BeanBase {
@@ -20642,6 +20710,8 @@ export interface NovellAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.OpenLDAPAuthenticatorMBean (`type`: "appserver.security.providers.authentication.OpenLDAPAuthenticator"; security; 17 base types). */
 export interface OpenLDAPAuthenticatorMBean extends BeanBase {
@@ -20751,6 +20821,8 @@ export interface OpenLDAPAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.ReadOnlySQLAuthenticatorMBean (`type`: "appserver.security.providers.authentication.ReadOnlySQLAuthenticator"; security; 12 base types). */
 export interface ReadOnlySQLAuthenticatorMBean extends BeanBase {
@@ -20802,6 +20874,8 @@ export interface ReadOnlySQLAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.SQLAuthenticatorMBean (`type`: "appserver.security.providers.authentication.SQLAuthenticator"; security; 20 base types). */
 export interface SQLAuthenticatorMBean extends BeanBase {
@@ -20883,6 +20957,8 @@ export interface SQLAuthenticatorMBean extends BeanBase {
   maxGroupHierarchiesInCache?: number;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.VirtualUserAuthenticatorMBean (`type`: "appserver.security.providers.authentication.VirtualUserAuthenticator"; security; 7 base types). */
 export interface VirtualUserAuthenticatorMBean extends BeanBase {
@@ -20902,6 +20978,8 @@ export interface VirtualUserAuthenticatorMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authentication.passwordvalidator.SystemPasswordValidatorMBean (`type`: "appserver.security.providers.authentication.passwordvalidator.SystemPasswordValidator"; security; 3 base types). */
 export interface SystemPasswordValidatorMBean extends BeanBase {
@@ -20939,6 +21017,8 @@ export interface SystemPasswordValidatorMBean extends BeanBase {
   version?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authorization.DefaultAdjudicatorMBean (`type`: "appserver.security.providers.authorization.DefaultAdjudicator"; security; 3 base types). */
 export interface DefaultAdjudicatorMBean extends BeanBase {
@@ -20954,6 +21034,8 @@ export interface DefaultAdjudicatorMBean extends BeanBase {
   version?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authorization.DefaultAuthorizerMBean (`type`: "appserver.security.providers.authorization.DefaultAuthorizer"; security; 16 base types). */
 export interface DefaultAuthorizerMBean extends BeanBase {
@@ -20977,6 +21059,8 @@ export interface DefaultAuthorizerMBean extends BeanBase {
   policyDeploymentEnabled?: boolean;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.authorization.DefaultRoleMapperMBean (`type`: "appserver.security.providers.authorization.DefaultRoleMapper"; security; 16 base types). */
 export interface DefaultRoleMapperMBean extends BeanBase {
@@ -21000,6 +21084,8 @@ export interface DefaultRoleMapperMBean extends BeanBase {
   roleDeploymentEnabled?: boolean;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.credentials.DefaultCredentialMapperMBean (`type`: "appserver.security.providers.credentials.DefaultCredentialMapper"; security; 14 base types). */
 export interface DefaultCredentialMapperMBean extends BeanBase {
@@ -21025,6 +21111,8 @@ export interface DefaultCredentialMapperMBean extends BeanBase {
   credentialMappingDeploymentEnabled?: boolean;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.credentials.PKICredentialMapperMBean (`type`: "appserver.security.providers.credentials.PKICredentialMapper"; security; 12 base types). */
 export interface PKICredentialMapperMBean extends BeanBase {
@@ -21058,6 +21146,8 @@ export interface PKICredentialMapperMBean extends BeanBase {
   version?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.pk.AppServerCertPathProviderMBean (`type`: "appserver.security.providers.pk.AppServerCertPathProvider"; security; 5 base types). */
 export interface AppServerCertPathProviderMBean extends BeanBase {
@@ -21071,6 +21161,8 @@ export interface AppServerCertPathProviderMBean extends BeanBase {
   version?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.pk.CertificateRegistryMBean (`type`: "appserver.security.providers.pk.CertificateRegistry"; security; 11 base types). */
 export interface CertificateRegistryMBean extends BeanBase {
@@ -21092,6 +21184,8 @@ export interface CertificateRegistryMBean extends BeanBase {
   name?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.pk.GroupCertRegManagerMBean (`type`: "GroupCertRegManager"; security; 6 base types). */
 export interface GroupCertRegManagerMBean extends BeanBase {
@@ -21111,6 +21205,8 @@ export interface GroupCertRegManagerMBean extends BeanBase {
   supportedExportConstraints?: string[] | null;
   /** read-only */
   supportedExportFormats?: string[] | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.SAMLAuthenticatorMBean (`type`: "appserver.security.providers.saml.SAMLAuthenticator"; security; 6 base types). */
 export interface SAMLAuthenticatorMBean extends BeanBase {
@@ -21128,6 +21224,8 @@ export interface SAMLAuthenticatorMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.SAMLCredentialMapperV2MBean (`type`: "appserver.security.providers.saml.SAMLCredentialMapperV2"; security; 11 base types). */
 export interface SAMLCredentialMapperV2MBean extends BeanBase {
@@ -21169,6 +21267,8 @@ export interface SAMLCredentialMapperV2MBean extends BeanBase {
   supportedImportConstraints?: string[] | null;
   /** read-only; default ["XML Partner Registry","JKS KeyStore"] */
   supportedImportFormats?: string[] | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.SAMLIdentityAsserterV2MBean (`type`: "appserver.security.providers.saml.SAMLIdentityAsserterV2"; security; 13 base types). */
 export interface SAMLIdentityAsserterV2MBean extends BeanBase {
@@ -21202,6 +21302,8 @@ export interface SAMLIdentityAsserterV2MBean extends BeanBase {
   supportedImportFormats?: string[] | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.registry.SAMLAssertingPartyRegistryMBean (`type`: "SAMLAssertingPartyRegistry"; security; 7 base types). */
 export interface SAMLAssertingPartyRegistryMBean extends BeanBase {
@@ -21221,6 +21323,8 @@ export interface SAMLAssertingPartyRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.registry.SAMLPartnerRegistryMBean (`type`: "SAMLPartnerRegistry"; security; 6 base types). */
 export interface SAMLPartnerRegistryMBean extends BeanBase {
@@ -21240,6 +21344,8 @@ export interface SAMLPartnerRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.saml.registry.SAMLRelyingPartyRegistryMBean (`type`: "SAMLRelyingPartyRegistry"; security; 7 base types). */
 export interface SAMLRelyingPartyRegistryMBean extends BeanBase {
@@ -21259,6 +21365,8 @@ export interface SAMLRelyingPartyRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.utils.CertRegManagerMBean (`type`: "CertRegManager"; security; 6 base types). */
 export interface CertRegManagerMBean extends BeanBase {
@@ -21278,6 +21386,8 @@ export interface CertRegManagerMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.xacml.authorization.XACMLAuthorizerMBean (`type`: "appserver.security.providers.xacml.authorization.XACMLAuthorizer"; security; 18 base types). */
 export interface XACMLAuthorizerMBean extends BeanBase {
@@ -21301,6 +21411,8 @@ export interface XACMLAuthorizerMBean extends BeanBase {
   policyDeploymentEnabled?: boolean;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.providers.xacml.authorization.XACMLRoleMapperMBean (`type`: "appserver.security.providers.xacml.authorization.XACMLRoleMapper"; security; 18 base types). */
 export interface XACMLRoleMapperMBean extends BeanBase {
@@ -21326,6 +21438,8 @@ export interface XACMLRoleMapperMBean extends BeanBase {
   roleDeploymentEnabled?: boolean;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.saml2.providers.SAML2CredentialMapperMBean (`type`: "appserver.security.saml2.providers.SAML2CredentialMapper"; security; 11 base types). */
 export interface SAML2CredentialMapperMBean extends BeanBase {
@@ -21367,6 +21481,8 @@ export interface SAML2CredentialMapperMBean extends BeanBase {
   name?: string | null;
   /** read-only */
   realm?: Identity | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.saml2.providers.SAML2IdPPartnerRegistryMBean (`type`: "SAML2IdPPartnerRegistry"; security; 5 base types). */
 export interface SAML2IdPPartnerRegistryMBean extends BeanBase {
@@ -21378,6 +21494,8 @@ export interface SAML2IdPPartnerRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.saml2.providers.SAML2IdentityAsserterMBean (`type`: "appserver.security.saml2.providers.SAML2IdentityAsserter"; security; 13 base types). */
 export interface SAML2IdentityAsserterMBean extends BeanBase {
@@ -21413,6 +21531,8 @@ export interface SAML2IdentityAsserterMBean extends BeanBase {
   realm?: Identity | null;
   /** writable */
   identityDomain?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.saml2.providers.SAML2PartnerRegistryMBean (`type`: "SAML2PartnerRegistry"; security; 4 base types). */
 export interface SAML2PartnerRegistryMBean extends BeanBase {
@@ -21424,6 +21544,8 @@ export interface SAML2PartnerRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.security.saml2.providers.SAML2SPPartnerRegistryMBean (`type`: "SAML2SPPartnerRegistry"; security; 5 base types). */
 export interface SAML2SPPartnerRegistryMBean extends BeanBase {
@@ -21435,6 +21557,8 @@ export interface SAML2SPPartnerRegistryMBean extends BeanBase {
   realm?: Identity | null;
   /** read-only */
   version?: string | null;
+  /** read-only */
+  type?: string | null;
 }
 /** appserver.wls.redef.runtime.ClassRedefinitionRuntimeMBean (`type`: "ClassRedefinitionRuntime"; runtime; 2 base types). */
 export interface ClassRedefinitionRuntimeMBean extends BeanBase {

@@ -168,7 +168,11 @@ export function typeByDiscriminator(discriminator: unknown, declared: string): s
   const key = `${discriminator}\n${declared}`;
   let type = byDiscriminatorIn.get(key);
   if (type !== undefined) return type;
-  const found = (byDiscriminator.get(discriminator) ?? []).filter((t) => isA(t, declared));
+  // Providers are told apart by their implementation's class name, whose package another server
+  // may spell differently: the simple name decides when the whole one is not known.
+  const simple = discriminator.slice(discriminator.lastIndexOf('.') + 1);
+  const known = byDiscriminator.get(discriminator) ?? [...byDiscriminator.entries()].filter(([d]) => d.endsWith(`.${simple}`)).flatMap(([, names]) => names);
+  const found = known.filter((t) => isA(t, declared));
   type = found.length === 1 ? found[0]! : found.includes(declared) ? declared : (found[0] ?? declared);
   if (byDiscriminatorIn.size < 10_000) byDiscriminatorIn.set(key, type);
   return type;
