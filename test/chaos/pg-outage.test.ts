@@ -1,7 +1,7 @@
 // PostgreSQL stopped under a running server, then started again: while it is down every write
 // answers 503 with Retry-After and a JSON message naming the store (never 500, never an exit),
-// reads that need no store are answered from memory, and once it is back the server reconnects by
-// itself. An activation whose connection is dropped part-way is applied wholly or not at all.
+// reads that need no store are answered from memory, a read only the store can answer (the audit
+// trail) answers 503 the same way, and once it is back the server reconnects by itself. An activation whose connection is dropped part-way is applied wholly or not at all.
 //
 // The outage lasts APPSERVER_CHAOS_OUTAGE_SECONDS (default 6; the 30 s runs the same test).
 // The time from the database answering again to the first write that succeeds is printed as a
@@ -73,6 +73,8 @@ describe('PostgreSQL stopped under a running server', { skip }, () => {
     // While it is down: a whole edit is refused cleanly, the session keeps what the store holds.
     const edit = await editAndActivate(s, 'during-outage');
     assertStoreUnavailable(edit[edit.length - 1]!, 'an edit while the store is down');
+    // A read that only the store can answer (the audit trail is kept there, not in memory) says so.
+    assertStoreUnavailable(await s.get('domainRuntime/auditRecords?links=none'), 'the audit trail while the store is down');
 
     await sleep(Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)));
     phase = 'back';
