@@ -23,6 +23,7 @@ import { StreamedJson } from '../render/streamed.js';
 import { type Shape, parseShape } from '../render/query.js';
 import type { SearchParts, Searcher } from '../render/search.js';
 import type { Task } from '../runtime/tasks.js';
+import { DEPLOYMENT_COLLECTIONS, type DeploymentCollection } from '../runtime/deployments.js';
 import { DEPLOYABLE_COLLECTIONS, type KeptArchives } from '../runtime/archives/kept.js';
 import type { AuditNote } from '../security/audit.js';
 import { authorize } from '../security/authorize.js';
@@ -685,7 +686,7 @@ export class ManagementApi {
   private createIn(caller: Caller, writer: TreeWriter, owner: BeanNode, prop: PropDef, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
     return this.change(caller, writer, { kind: 'create', owner, prop }, 'body' in input ? input.body : undefined, async () => {
       write.precondition?.();
-      if (this.deploys(owner, prop)) return this.deploy(caller, owner, ctx, write, input);
+      if (this.deploys(owner, prop)) return this.deploy(caller, owner, prop, ctx, write, input);
       if ('upload' in input) throw badRequest(`'${prop.name}' takes no upload; send its properties as JSON.`);
       const identity = await writer.create(owner, prop, bodyObject(input.body), write);
       return { status: 201, body: {}, headers: { location: ctx.urls.href([...owner.root.base, ...identity]) } };
@@ -719,30 +720,31 @@ export class ManagementApi {
   // ---- application deployments ----
 
   /** What is wrong with a deployment's model (its name, targets, a name already deployed). */
-  private modelProblems(model: Json): ProblemDetail[] {
+  private modelProblems(model: Json, what: string): ProblemDetail[] {
     const { name, targets } = model;
     const problems: ProblemDetail[] = [];
     const nameIssue = nameProblem(name);
-    if (nameIssue) problems.push({ path: 'name', detail: `The name of the application ${nameIssue}.` });
+    if (nameIssue) problems.push({ path: 'name', detail: `The name of the ${what} ${nameIssue}.` });
     const refs = targets === undefined ? [] : Array.isArray(targets) ? targets.map(parseReference) : [undefined];
     if (refs.some((r) => r === undefined)) problems.push({ path: 'targets', detail: 'The targets must be references such as [{"identity": ["servers", "AdminServer"]}].' });
-    if (problems.length === 0 && this.parts.domain.deployments.exists(String(name))) {
-      problems.push({ path: 'name', detail: `An application named '${String(name)}' is already deployed.` });
-    }
+    const holder = problems.length === 0 ? this.parts.domain.deployments.holder(String(name)) : undefined;
+    if (holder) problems.push({ path: 'name', detail: `${holder} named '${String(name)}' is already deployed.` });
     return problems;
   }
 
-  /** Deploys an application from a JSON model naming a path on the server, or from an upload. */
-  private async deploy(caller: Caller, owner: BeanNode, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
+  /** Deploys an application or a library from a JSON model naming a path on the server, or from an upload. */
+  private async deploy(caller: Caller, owner: BeanNode, prop: PropDef, ctx: RenderContext, write: WriteContext, input: Input): Promise<Answer> {
+    const collection = prop.name as DeploymentCollection;
+    const what = DEPLOYMENT_COLLECTIONS[collection] ?? 'deployment';
     const upload: ReceivedUpload =
       'upload' in input
         ? await input.upload((model) => {
-            const problems = this.modelProblems(model);
+            const problems = this.modelProblems(model, what);
             if (problems.length > 0) throw invalid(problems);
           })
         : { model: bodyObject(input.body), store: () => ({}) };
     const { name, sourcePath, targets, planPath, ...properties } = upload.model;
-    const problems = this.modelProblems(upload.model);
+    const problems = this.modelProblems(upload.model, what);
     if (problems.length > 0) throw invalid(problems);
     const app = String(name);
     const stored = upload.store(app);
@@ -758,6 +760,7 @@ export class ManagementApi {
       const refs = targets === undefined ? [] : (targets as unknown[]).map(parseReference);
       const plan = stored.plan ?? planPath;
       made = await this.parts.domain.deployments.deploy(write.principal.user, write.session, {
+        collection,
         name: app,
         sourcePath: source,
         targets: refs as string[][],
@@ -781,7 +784,7 @@ export class ManagementApi {
 
   private async undeploy(caller: Caller, node: BeanNode, ctx: RenderContext, write: WriteContext): Promise<Answer> {
     const name = node.identity[node.identity.length - 1]!;
-    const task = await this.parts.domain.deployments.undeploy(write.principal.user, write.session, name);
+    const task = await this.parts.domain.deployments.undeploy(write.principal.user, write.session, name, node.via?.name as DeploymentCollection);
     await this.parts.domain.flush();
     return this.progressAnswer(caller, task, ctx, ok({}));
   }

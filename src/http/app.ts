@@ -356,7 +356,7 @@ export async function buildApp(deps: AppDependencies, opts: AppOptions = {}): Pr
     if (declaresBody(request.headers)) {
       const type = request.headers['content-type'] ?? '';
       if (isMultipart(request.headers)) {
-        if (!accepts.upload) throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by application uploads to edit/appDeployments; send application/json here.');
+        if (!accepts.upload) throw unsupportedMediaType('Unsupported Media Type: multipart/form-data is taken only by uploads of applications and libraries (edit/appDeployments, edit/libraries); send application/json here.');
       } else if (bodyKindOf(type) === undefined) {
         throw unsupportedMediaType(`Unsupported Media Type: '${type.slice(0, 100)}' is not read here. Send application/json (or text/plain holding JSON).`);
       }

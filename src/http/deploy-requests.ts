@@ -1,6 +1,6 @@
-// Application uploads: `POST edit/appDeployments` as a multipart body (a `model` part first, then
-// the archive as the part `sourcePath` and optionally a `deploymentPlan` part), read part by part
-// for the management API, which deploys. Uploads are staged in a folder of their own (see
+// Application and library uploads: `POST edit/appDeployments` or `edit/libraries` as a multipart
+// body (a `model` part first, then the archive as the part `sourcePath` and optionally a
+// `deploymentPlan` part), read part by part for the management API, which deploys. Uploads are staged in a folder of their own (see
 // staging.ts) that is removed when the request ends, whatever happened.
 import { Problem, badRequest, tooLarge } from '../core/problems.js';
 import { mkdirSync, renameSync } from 'node:fs';
@@ -24,7 +24,7 @@ export interface UploadLimits {
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { fileBytes: 512 * MiB, stagingBytes: 1024 * MiB };
 
 /** The file parts an upload may carry, each at most once, after the `model` part. */
-const FILE_PARTS: Record<string, string> = { sourcePath: 'the application archive', deploymentPlan: 'the deployment plan' };
+const FILE_PARTS: Record<string, string> = { sourcePath: 'the archive', deploymentPlan: 'the deployment plan' };
 const EXPECTED = "send the part 'model' first, then the archive as the part 'sourcePath' and optionally the part 'deploymentPlan'";
 
 interface Upload {

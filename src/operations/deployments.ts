@@ -1,8 +1,8 @@
 // Deployments: the deployment manager (spec; ops D.2; rc DeploymentManager), one application's
-// deployment runtime (rc AppDeploymentRuntime), progress objects (ops D.3), and the application
-// state queries of appRuntimeStateRuntime (spec; ops D.4). Every deployment returns its progress
-// object and honours `Prefer`. Libraries cannot be deployed here (edit/libraries takes no new
-// items), so no library deployment runtime exists and none of its operations is declared.
+// deployment runtime (rc AppDeploymentRuntime), one library's (rc LibDeploymentRuntime: redeploy and
+// undeploy), progress objects (ops D.3), and the application state queries of appRuntimeStateRuntime
+// (spec; ops D.4). Every deployment returns its progress object and honours `Prefer`. The deployment
+// manager's operations that take a name act on the application or library of that name.
 import { badRequest } from '../core/problems.js';
 import { DONE, type Invocation, type OperationDefinition, type OperationServices, defineOperation, returns, runs } from './define.js';
 import {
@@ -28,6 +28,7 @@ import {
 
 const DM = RT + 'DeploymentManagerMBean';
 const APP = RT + 'AppDeploymentRuntimeMBean';
+const LIB = RT + 'LibDeploymentRuntimeMBean';
 const PROGRESS = RT + 'DeploymentProgressObjectMBean';
 const STATES = RT + 'AppRuntimeStateRuntimeMBean';
 
@@ -73,6 +74,12 @@ function retireTimeout(call: Invocation): number | undefined {
 
 /** The application a deployment runtime stands for. */
 const appOf = (call: Invocation) => String(call.node.record?.values.applicationName ?? call.node.identity[call.node.identity.length - 1]);
+
+/** The library a library deployment runtime stands for. */
+const libraryOf = (call: Invocation) => String(call.node.record?.values.libraryIdentifier ?? call.node.identity[call.node.identity.length - 1]);
+
+/** The collection of the deployment the argument `name` names: its library's, or else the applications'. */
+const named = (call: Invocation, use: OperationServices) => use.deployments.collectionOf(text(call, 'name')) ?? 'appDeployments';
 
 /** The application named by `appid`. */
 function application(call: Invocation, use: OperationServices) {
@@ -136,13 +143,15 @@ export const deploymentOperations: OperationDefinition[] = [
   defineOperation(task(DM, 'distribute', deployOverloads(), DEPLOYER), deployAs('STATE_PREPARED')),
   defineOperation(
     task(DM, 'redeploy', [ov(DEPLOY_TASK, str('name'), str('plan'), options()), ov(DEPLOY_TASK, str('name'), str('applicationPath'), str('plan'), options())], DEPLOYER),
-    (call, use) => runs(use.deployments.refresh(text(call, 'name'), 'redeploy', retireTimeout(call))),
+    (call, use) => runs(use.deployments.refresh(text(call, 'name'), 'redeploy', retireTimeout(call), named(call, use))),
   ),
   defineOperation(task(DM, 'undeploy', [ov(DEPLOY_TASK, str('name'), str('template')), ov(DEPLOY_TASK, str('name'), options())], DEPLOYER), async (call, use) => {
     immediate(call, use);
-    return runs((await use.deployments.undeploy(call.principal.user, call.session, text(call, 'name')))!);
+    return runs((await use.deployments.undeploy(call.principal.user, call.session, text(call, 'name'), named(call, use)))!);
   }),
-  defineOperation(task(DM, 'update', [ov(DEPLOY_TASK, str('name'), str('plan'), options())], DEPLOYER), (call, use) => runs(use.deployments.refresh(text(call, 'name'), 'update'))),
+  defineOperation(task(DM, 'update', [ov(DEPLOY_TASK, str('name'), str('plan'), options())], DEPLOYER), (call, use) =>
+    runs(use.deployments.refresh(text(call, 'name'), 'update', undefined, named(call, use))),
+  ),
   defineOperation(
     task(DM, 'appendToExtensionLoader', [ov(DEPLOY_TASK, str('codeSourcePath')), ov(DEPLOY_TASK, str('codeSourcePath'), stringTargets(), options())], DEPLOYER),
     (call, use) => {
@@ -186,6 +195,15 @@ export const deploymentOperations: OperationDefinition[] = [
   ),
   defineOperation(task(APP, 'update', [ov(DEPLOY_TASK, stringTargets(), str('plan'), options())], DEPLOYER), (call, use) => runs(use.deployments.refresh(appOf(call), 'update'))),
   defineOperation(query(APP, 'getState', [ov(STRING, str('target'))]), (call, use) => returns(currentState(use, appOf(call), text(call, 'target')))),
+
+  // ---- one deployed library (rc LibDeploymentRuntime, the console's upload helper left out) ----
+  defineOperation(task(LIB, 'redeploy', [ov(DEPLOY_TASK), ov(DEPLOY_TASK, stringTargets(), options())], DEPLOYER), (call, use) =>
+    runs(use.deployments.refresh(libraryOf(call), 'redeploy', undefined, 'libraries')),
+  ),
+  defineOperation(task(LIB, 'undeploy', [ov(DEPLOY_TASK), ov(DEPLOY_TASK, stringTargets(), options())], DEPLOYER), async (call, use) => {
+    immediate(call, use);
+    return runs((await use.deployments.undeploy(call.principal.user, call.session, libraryOf(call), 'libraries'))!);
+  }),
 
   // ---- deployment job (ops D.3) ----
   defineOperation(action(PROGRESS, 'cancel', [ov(VOID)], DEPLOYER), (call, use) => {

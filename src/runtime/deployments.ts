@@ -1,6 +1,8 @@
-// Deployments: making, starting, stopping and removing applications. The configuration change goes
-// through an edit session like any other; the deployment itself is a progress object that completes
-// on the scheduler's clock and moves the application's runtime state.
+// Deployments: making, starting, stopping and removing applications and shared libraries. The
+// configuration change goes through an edit session like any other; the deployment itself is a
+// progress object that completes on the scheduler's clock and moves the deployment's runtime state.
+// Applications and libraries share one namespace (a progress object and a runtime state are named
+// after the deployment), so a name is taken by one of them at most.
 import { badRequest } from '../core/problems.js';
 import type { ConfigService } from '../config/config-service.js';
 import { itemKey } from '../core/identity.js';
@@ -11,7 +13,13 @@ import type { Task, TaskEngine } from './tasks.js';
 /** `operationType` of a progress object (JSR-88 style command codes, as chosen here). */
 export const OPERATION = { start: 1, stop: 2, deploy: 3, undeploy: 4, redeploy: 5, distribute: 6, update: 7, extend: 8 } as const;
 
+/** The domain's collections of deployments, and what their items are called in messages. */
+export const DEPLOYMENT_COLLECTIONS = { appDeployments: 'application', libraries: 'library' } as const;
+export type DeploymentCollection = keyof typeof DEPLOYMENT_COLLECTIONS;
+
 export interface DeployRequest {
+  /** Where the deployment goes (default: the domain's applications). */
+  collection?: DeploymentCollection;
   name: string;
   sourcePath: string;
   /** Target references (identity arrays). */
@@ -36,12 +44,27 @@ export class Deployments {
     private readonly delayMs: () => number,
   ) {}
 
-  exists(name: string): boolean {
-    return this.engine.currentTopology.appDeployments().some((a) => a.name === name);
+  /** The collection holding the application or library named, if either does. */
+  collectionOf(name: string): DeploymentCollection | undefined {
+    const t = this.engine.currentTopology;
+    for (const c of Object.keys(DEPLOYMENT_COLLECTIONS) as DeploymentCollection[]) if (t.byName(c, name)) return c;
+    return undefined;
   }
 
-  require(name: string): void {
-    if (!this.exists(name)) throw badRequest(`There is no application deployment named '${name}'.`, 'name');
+  /** Whether an application or a library has the name. */
+  exists(name: string): boolean {
+    return this.collectionOf(name) !== undefined;
+  }
+
+  /** Refuses a name that is no deployment of the collection (an application by default). */
+  require(name: string, collection: DeploymentCollection = 'appDeployments'): void {
+    if (this.collectionOf(name) !== collection) throw badRequest(`There is no ${DEPLOYMENT_COLLECTIONS[collection]} deployment named '${name}'.`, 'name');
+  }
+
+  /** Who holds a name already, in words ('An application', 'A library'), or undefined. */
+  holder(name: string): string | undefined {
+    const c = this.collectionOf(name);
+    return c === undefined ? undefined : c === 'libraries' ? 'A library' : 'An application';
   }
 
   /** Names of the servers (and clusters, virtual targets) a list of target references stands for. */
@@ -82,9 +105,10 @@ export class Deployments {
    * activates and no progress object is returned.
    */
   async deploy(user: string, session: string, req: DeployRequest): Promise<{ identity: string[]; task?: Task }> {
-    if (this.exists(req.name)) throw badRequest(`An application named '${req.name}' is already deployed.`, 'name');
+    const holder = this.holder(req.name);
+    if (holder) throw badRequest(`${holder} named '${req.name}' is already deployed.`, 'name');
     const implicit = this.config.isImplicit(user, session);
-    const prop = this.config.domainProp('appDeployments');
+    const prop = this.config.domainProp(req.collection ?? 'appDeployments');
     const body: Record<string, unknown> = { ...req.properties, name: req.name, sourcePath: req.sourcePath, targets: req.targets };
     if (req.planPath) body.planPath = req.planPath;
     if (req.moduleType) body.moduleType = req.moduleType;
@@ -104,12 +128,13 @@ export class Deployments {
     return { identity, task };
   }
 
-  /** Removes the application from the configuration (in the caller's session) and from the servers. */
-  async undeploy(user: string, session: string, name: string): Promise<Task | undefined> {
-    this.require(name);
+  /** Removes the application or library from the configuration (in the caller's session) and from the servers. */
+  async undeploy(user: string, session: string, name: string, collection: DeploymentCollection = 'appDeployments'): Promise<Task | undefined> {
     const implicit = this.config.isImplicit(user, session);
-    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
-    await this.config.delete(user, session, { key: itemKey('appDeployments', name), identity: ['appDeployments', name] }, this.config.domainProp('appDeployments'));
+    // Inside an edit session the deployment may be one the session made: the session judges it.
+    if (implicit) this.require(name, collection);
+    const targets = this.targetNames(this.engine.currentTopology.bean([collection, name])?.values.targets);
+    await this.config.delete(user, session, { key: itemKey(collection, name), identity: [collection, name] }, this.config.domainProp(collection));
     if (!implicit) return undefined;
     return this.progress(name, 'undeploy', targets, () => this.engine.forgetApp(name));
   }
@@ -118,10 +143,10 @@ export class Deployments {
    * Redeploys or updates: the application goes through preparation again and comes back active.
    * A redeploy given `retireTimeout` (seconds) records when the version it replaces retires.
    */
-  refresh(name: string, operation: 'redeploy' | 'update', retireTimeoutSeconds?: number): Task {
-    this.require(name);
+  refresh(name: string, operation: 'redeploy' | 'update', retireTimeoutSeconds?: number, collection: DeploymentCollection = 'appDeployments'): Task {
+    this.require(name, collection);
     const before = this.engine.appIntendedState(name);
-    const targets = this.targetNames(this.engine.currentTopology.bean(['appDeployments', name])?.values.targets);
+    const targets = this.targetNames(this.engine.currentTopology.bean([collection, name])?.values.targets);
     if (retireTimeoutSeconds !== undefined) this.engine.setRetirement(name, { timeoutSeconds: retireTimeoutSeconds, at: this.scheduler.now() + retireTimeoutSeconds * 1000 });
     return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
   }

@@ -73,6 +73,8 @@ export function moduleTypeOf(app: NamedBean): string {
 interface ServerPlan {
   /** Applications targeted to it and meant to run (active or administration mode). */
   apps: NamedBean[];
+  /** Shared libraries targeted to it and deployed (active). */
+  libraries: NamedBean[];
   /** Domain-level data sources targeted to it. */
   dataSources: readonly NamedBean[];
   /** Partitions active on it, each with the data sources of its resource groups that run there. */
@@ -357,7 +359,8 @@ export class RuntimeEngine implements RuntimeFigures {
 
   setAppState(app: string, state: string): void {
     this.state.applications.set(app, state);
-    const deployment = this.topology.byName('appDeployments', app);
+    // Applications and libraries share one namespace of states.
+    const deployment = this.topology.byName('appDeployments', app) ?? this.topology.byName('libraries', app);
     if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
     this.onStateChange();
   }
@@ -753,7 +756,9 @@ export class RuntimeEngine implements RuntimeFigures {
       }
       partitions.push({ partition: p, dataSources });
     }
-    return { apps, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions };
+    // A library runs where it is targeted once deployed; applications name it, nothing here resolves it.
+    const libraries = t.placedOn('libraries', server.name).filter((lib) => this.appIntendedState(lib.name) === 'STATE_ACTIVE');
+    return { apps, libraries, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions };
   }
 
   /**
@@ -796,6 +801,7 @@ export class RuntimeEngine implements RuntimeFigures {
     for (const app of apps) {
       b.item(deployment, 'appDeploymentRuntimes', app.name, { applicationName: app.name, applicationVersion: null, modules: [app.name] });
     }
+    for (const lib of t.items([], 'libraries')) b.item(deployment, 'libDeploymentRuntimes', lib.name, libraryFacts(lib.name));
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: apps.map((a) => a.name) });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
     for (const rg of t.items([], 'resourceGroups')) b.item(root, 'resourceGroupLifeCycleRuntimes', rg.name, {});
@@ -881,6 +887,8 @@ export class RuntimeEngine implements RuntimeFigures {
     const connectors = b.singleton(root, 'connectorServiceRuntime', {});
     const baseURL = main ? `${main.protocol}://${host}:${main.port}` : `http://${host}`;
     for (const app of plan.apps) this.applicationRuntime(b, root, connectors, server.name, app, baseURL);
+    // Nothing deployed here refers to a library: none is referenced.
+    for (const lib of plan.libraries) b.item(root, 'libraryRuntimes', lib.name, { ...libraryFacts(lib.name), referenced: false });
     const jdbc = b.singleton(root, 'JDBCServiceRuntime', { healthState: okHealth('JDBC') });
     for (const ds of plan.dataSources) this.dataSourceRuntime(b, jdbc, ds);
     for (const { partition, dataSources } of plan.partitions) this.partitionRuntime(b, root, server.name, partition, dataSources);
@@ -970,6 +978,21 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 }
 
+/**
+ * What a library's runtimes show of it, read from its name as the product names libraries:
+ * `name#specification@implementation`, both versions optional.
+ */
+function libraryFacts(name: string): Record<string, unknown> {
+  const m = /^([^#@]*)(?:#([^@]*))?(?:@(.*))?$/.exec(name);
+  return {
+    libraryIdentifier: name,
+    libraryName: m?.[1] || name,
+    specificationVersion: m?.[2] || null,
+    implementationVersion: m?.[3] || null,
+    partitionName: null,
+  };
+}
+
 /** The lists of names the domain runtime is made from: when they are the same, so is it. */
 function domainShape(t: Topology): string {
   const names = (collection: string) => t.source.itemNames(collection);
@@ -977,6 +1000,7 @@ function domainShape(t: Topology): string {
     t.domainName,
     names('servers'),
     names('appDeployments'),
+    names('libraries'),
     t.partitions().map((p) => [p.name, p.values.partitionID ?? null, t.source.itemNames(childKey(keyOfIdentity(p.identity), 'resourceGroups'))]),
     names('resourceGroups'),
   ]);

@@ -195,8 +195,10 @@ class Reader {
       if (name === undefined) continue;
       const ipath = `${path}.${name}`;
       const iat = this.at(ipath, entry);
-      if (name === '' || /[/?#]/.test(name) || name.length > 256) {
-        this.problem(iat, `'${name}' cannot name a bean (no /, ? or #, at most 256 characters)`);
+      // '#' is taken: library names carry their versions after it (`jsf#2.0@1.0`), and every path
+      // segment is percent-encoded on its way to the server.
+      if (name === '' || /[/?]/.test(name) || name.length > 256) {
+        this.problem(iat, `'${name}' cannot name a bean (no / or ?, at most 256 characters)`);
         continue;
       }
       if (items.has(name)) {
