@@ -143,16 +143,16 @@ describe('create-only properties', () => {
 });
 
 describe('deployables', () => {
-  test("the domain's application deployments go through the deployment service", () => {
+  test("the domain's application deployments and libraries go through the deployment service", () => {
     assert.ok(deploysThrough(behaviours, type('DomainMBean'), 'appDeployments'));
-    assert.deepEqual(deployable(behaviours, type('DomainMBean'), 'libraries'), { deploys: false });
+    assert.deepEqual(deployable(behaviours, type('DomainMBean'), 'libraries'), { deploys: true, what: 'library' });
     assert.equal(deployable(behaviours, type('DomainMBean'), 'servers'), undefined);
     assert.equal(deployable(behaviours, type('DomainMBean'), '__proto__'), undefined);
   });
 
   test('a resource group holds deployables through its base type, the resource group template', () => {
-    assert.deepEqual(deployable(behaviours, type('ResourceGroupMBean'), 'appDeployments'), { deploys: false });
-    assert.deepEqual(deployable(behaviours, type('ResourceGroupTemplateMBean'), 'libraries'), { deploys: false });
+    assert.deepEqual(deployable(behaviours, type('ResourceGroupMBean'), 'appDeployments'), { deploys: false, what: 'application' });
+    assert.deepEqual(deployable(behaviours, type('ResourceGroupTemplateMBean'), 'libraries'), { deploys: false, what: 'library' });
     assert.ok(!deploysThrough(behaviours, type('ResourceGroupMBean'), 'appDeployments'));
   });
 });
