@@ -9,6 +9,17 @@ export type LogFormat = 'json' | 'pretty';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/**
+ * The web framework announces each address it listens on; the server's own start-up lines say it
+ * already (with the console and how to sign in), so the framework's line is left out.
+ */
+const hooks = {
+  logMethod(this: Logger, args: Parameters<Logger['info']>, method: Logger['info']) {
+    if (typeof args[0] === 'string' && args[0].startsWith('Server listening at ')) return;
+    method.apply(this, args);
+  },
+};
+
 export function makeLogger(level: string, format: LogFormat): Logger {
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new Error(`unknown log level '${level}': use one of ${LOG_LEVELS.join(', ')}`);
@@ -17,7 +28,7 @@ export function makeLogger(level: string, format: LogFormat): Logger {
   if (format === 'pretty') {
     // Loaded only for readable lines: JSON lines (the default) do not pay for it at start-up.
     const readable = createRequire(import.meta.url)('pino-pretty') as typeof pretty;
-    return pino({ level }, readable({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId', singleLine: true, sync: true }));
+    return pino({ level, hooks }, readable({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId', singleLine: true, sync: true }));
   }
-  return pino({ level });
+  return pino({ level, hooks });
 }
