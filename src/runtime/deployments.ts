@@ -1,8 +1,8 @@
 // Deployments: making, starting, stopping and removing applications and shared libraries. The
 // configuration change goes through an edit session like any other; the deployment itself is a
 // progress object that completes on the scheduler's clock and moves the deployment's runtime state.
-// Applications and libraries share one namespace (a progress object and a runtime state are named
-// after the deployment), so a name is taken by one of them at most.
+// Applications and libraries share one namespace (a progress object is named after its deployment),
+// so a name is taken by one of them at most.
 import { badRequest } from '../core/problems.js';
 import type { ConfigService } from '../config/config-service.js';
 import { itemKey } from '../core/identity.js';
@@ -67,6 +67,17 @@ export class Deployments {
     return c === undefined ? undefined : c === 'libraries' ? 'A library' : 'An application';
   }
 
+  /** Sets the runtime state of an application or a library (each has a state of its own). */
+  private setState(collection: DeploymentCollection, name: string, state: string): void {
+    if (collection === 'libraries') this.engine.setLibraryState(name, state);
+    else this.engine.setAppState(name, state);
+  }
+
+  private forget(collection: DeploymentCollection, name: string): void {
+    if (collection === 'libraries') this.engine.forgetLibrary(name);
+    else this.engine.forgetApp(name);
+  }
+
   /** Names of the servers (and clusters, virtual targets) a list of target references stands for. */
   targetNames(targets: unknown): string[] {
     return Array.isArray(targets) ? (targets as string[][]).map((t) => t[t.length - 1]!) : [];
@@ -113,17 +124,18 @@ export class Deployments {
     if (req.planPath) body.planPath = req.planPath;
     if (req.moduleType) body.moduleType = req.moduleType;
     // Until the progress object completes, the application exists but does not run.
-    if (implicit) this.engine.setAppState(req.name, 'STATE_NEW');
+    const collection = req.collection ?? 'appDeployments';
+    if (implicit) this.setState(collection, req.name, 'STATE_NEW');
     let identity: string[];
     try {
       identity = await this.config.create(user, session, this.config.domainOwner(session), prop, body);
     } catch (err) {
-      if (implicit) this.engine.forgetApp(req.name);
+      if (implicit) this.forget(collection, req.name);
       throw err;
     }
     if (!implicit) return { identity };
     const task = this.progress(req.name, req.finalState === 'STATE_ACTIVE' ? 'deploy' : 'distribute', this.targetNames(req.targets), () =>
-      this.engine.setAppState(req.name, req.finalState),
+      this.setState(collection, req.name, req.finalState),
     );
     return { identity, task };
   }
@@ -136,7 +148,7 @@ export class Deployments {
     const targets = this.targetNames(this.engine.currentTopology.bean([collection, name])?.values.targets);
     await this.config.delete(user, session, { key: itemKey(collection, name), identity: [collection, name] }, this.config.domainProp(collection));
     if (!implicit) return undefined;
-    return this.progress(name, 'undeploy', targets, () => this.engine.forgetApp(name));
+    return this.progress(name, 'undeploy', targets, () => this.forget(collection, name));
   }
 
   /**
@@ -145,10 +157,10 @@ export class Deployments {
    */
   refresh(name: string, operation: 'redeploy' | 'update', retireTimeoutSeconds?: number, collection: DeploymentCollection = 'appDeployments'): Task {
     this.require(name, collection);
-    const before = this.engine.appIntendedState(name);
+    const before = collection === 'libraries' ? this.engine.libraryState(name) : this.engine.appIntendedState(name);
     const targets = this.targetNames(this.engine.currentTopology.bean([collection, name])?.values.targets);
     if (retireTimeoutSeconds !== undefined) this.engine.setRetirement(name, { timeoutSeconds: retireTimeoutSeconds, at: this.scheduler.now() + retireTimeoutSeconds * 1000 });
-    return this.progress(name, operation, targets, () => this.engine.setAppState(name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
+    return this.progress(name, operation, targets, () => this.setState(collection, name, before === 'STATE_PREPARED' ? 'STATE_PREPARED' : 'STATE_ACTIVE'));
   }
 
   /**

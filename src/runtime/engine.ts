@@ -359,8 +359,7 @@ export class RuntimeEngine implements RuntimeFigures {
 
   setAppState(app: string, state: string): void {
     this.state.applications.set(app, state);
-    // Applications and libraries share one namespace of states.
-    const deployment = this.topology.byName('appDeployments', app) ?? this.topology.byName('libraries', app);
+    const deployment = this.topology.byName('appDeployments', app);
     if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
     this.onStateChange();
   }
@@ -369,6 +368,24 @@ export class RuntimeEngine implements RuntimeFigures {
   forgetApp(app: string): void {
     this.state.applications.delete(app);
     this.state.retirements.delete(app);
+    this.onStateChange();
+  }
+
+  /** State of a shared library: STATE_ACTIVE once deployed (the default), STATE_NEW while its deployment runs. */
+  libraryState(library: string): string {
+    return this.state.libraries.get(library) ?? 'STATE_ACTIVE';
+  }
+
+  setLibraryState(library: string, state: string): void {
+    this.state.libraries.set(library, state);
+    const deployment = this.topology.byName('libraries', library);
+    if (deployment) for (const s of this.topology.serversOfTargets(deployment.values.targets)) this.refreshServerTree(s);
+    this.onStateChange();
+  }
+
+  /** The library is gone: its runtime state is forgotten. */
+  forgetLibrary(library: string): void {
+    this.state.libraries.delete(library);
     this.onStateChange();
   }
 
@@ -757,7 +774,7 @@ export class RuntimeEngine implements RuntimeFigures {
       partitions.push({ partition: p, dataSources });
     }
     // A library runs where it is targeted once deployed; applications name it, nothing here resolves it.
-    const libraries = t.placedOn('libraries', server.name).filter((lib) => this.appIntendedState(lib.name) === 'STATE_ACTIVE');
+    const libraries = t.placedOn('libraries', server.name).filter((lib) => this.libraryState(lib.name) === 'STATE_ACTIVE');
     return { apps, libraries, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions };
   }
 

@@ -27,6 +27,8 @@ export interface RuntimeState {
   restartRequired: Set<string>;
   /** Intended state of each application (STATE_ACTIVE unless stopped or started in admin mode). */
   applications: Map<string, string>;
+  /** State of each shared library (STATE_ACTIVE unless its deployment is still in progress). */
+  libraries: Map<string, string>;
   /** State of each data source on each server, keyed `server/partition/dataSource`. */
   dataSources: Map<string, string>;
   /** JMS activity paused (true) or resumed (false), keyed by JMS server, destination and kind (messaging.ts). */
@@ -64,6 +66,7 @@ export function emptyRuntimeState(): RuntimeState {
     resourceGroups: new Map(),
     restartRequired: new Set(),
     applications: new Map(),
+    libraries: new Map(),
     dataSources: new Map(),
     jmsPaused: new Map(),
     retirements: new Map(),
@@ -120,6 +123,7 @@ export function copyState(state: RuntimeState): RuntimeState {
     resourceGroups: new Map(state.resourceGroups),
     restartRequired: new Set(state.restartRequired),
     applications: new Map(state.applications),
+    libraries: new Map(state.libraries),
     dataSources: new Map(state.dataSources),
     jmsPaused: new Map(state.jmsPaused),
     retirements: new Map(state.retirements),
@@ -139,6 +143,7 @@ export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   for (const [key, s] of state.resourceGroups) put(s, 'resourceGroup', key);
   for (const name of state.restartRequired) put(true, 'restartRequired', name);
   for (const [name, s] of state.applications) put(s, 'application', name);
+  for (const [name, s] of state.libraries) put(s, 'library', name);
   for (const [key, s] of state.dataSources) put(s, 'dataSource', key);
   for (const [key, paused] of state.jmsPaused) put(paused, 'jmsPaused', key);
   for (const [app, r] of state.retirements) put(r, 'retirement', app);
@@ -172,6 +177,9 @@ export function entriesToState(entries: Record<string, unknown>): RuntimeState {
         break;
       case 'application':
         state.applications.set(a!, value as string);
+        break;
+      case 'library':
+        state.libraries.set(a!, value as string);
         break;
       case 'dataSource':
         state.dataSources.set(a!, value as string);
@@ -222,8 +230,10 @@ export function settleTarget(state: RuntimeState, task: Record<string, unknown>)
     for (const [s, d] of servers) servers.set(s, settled(PARTITION_SETTLED, d));
   } else if (typeof server === 'string' && state.servers.has(server)) {
     state.servers.set(server, settled(SETTLED, state.servers.get(server)!) as ServerState);
-  } else if (typeof task.applicationName === 'string' && state.applications.get(task.applicationName) === 'STATE_NEW') {
-    state.applications.set(task.applicationName, 'STATE_ACTIVE');
+  } else if (typeof task.applicationName === 'string') {
+    // A progress object names the application or library it deploys (they share one namespace).
+    if (state.applications.get(task.applicationName) === 'STATE_NEW') state.applications.set(task.applicationName, 'STATE_ACTIVE');
+    if (state.libraries.get(task.applicationName) === 'STATE_NEW') state.libraries.set(task.applicationName, 'STATE_ACTIVE');
   }
 }
 
@@ -237,6 +247,7 @@ export function settleInterrupted(state: RuntimeState): void {
   for (const servers of state.partitionServers.values()) for (const [s, d] of servers) servers.set(s, settled(PARTITION_SETTLED, d));
   for (const [key, s] of state.resourceGroups) state.resourceGroups.set(key, settled(GROUP_SETTLED, s));
   for (const [app, s] of state.applications) if (s === 'STATE_NEW') state.applications.set(app, 'STATE_ACTIVE');
+  for (const [lib, s] of state.libraries) if (s === 'STATE_NEW') state.libraries.set(lib, 'STATE_ACTIVE');
 }
 
 /** The state a transitional state settles in (the state itself when it is not transitional). */

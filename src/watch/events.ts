@@ -101,7 +101,7 @@ export function runtimeEvent(key: string, before: unknown, after: unknown, time:
 
 interface Subject {
   path: string;
-  subject: 'server' | 'partition' | 'resourceGroup' | 'application' | 'dataSource';
+  subject: 'server' | 'partition' | 'resourceGroup' | 'application' | 'library' | 'dataSource';
   names: Record<string, string>;
 }
 
@@ -128,6 +128,8 @@ function runtimeSubject(what: string, a: string, b: string): Subject | undefined
     }
     case 'application':
       return { path: path(DR, ['deploymentManager', 'appDeploymentRuntimes', a]), subject: 'application', names: { name: a } };
+    case 'library':
+      return { path: path(DR, ['deploymentManager', 'libDeploymentRuntimes', a]), subject: 'library', names: { name: a } };
     case 'dataSource': {
       const [server, rest] = split(a);
       const [partition, ds] = split(rest);

@@ -5,7 +5,7 @@
 // deployment runtime and the deployment manager). Deployers may do all of it, Operators and Monitors
 // may not; refused inputs answer 4xx JSON naming the field and change nothing; hostile file names
 // stay inside the data directory; the upload limits hold; the uploaded archive goes once the library
-// is undeployed.
+// is undeployed; a watch tells a library's state under its own deployment runtime.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -24,6 +24,7 @@ import {
   startRuntimeServer,
 } from '../support/runtime-server.js';
 import { basic, startTestServer } from '../support/server.js';
+import { watch } from '../support/sse.js';
 
 const DM = 'domainRuntime/deploymentManager';
 const DPO = `${DM}/deploymentProgressObjects`;
@@ -241,4 +242,32 @@ test('the upload limits hold for libraries: an archive over the limit is a 413, 
   } finally {
     await limited.stop(true);
   }
+});
+
+test('a watch tells a library deployment by its deployment runtime (subject library), not as an application', async () => {
+  const w = await watch(`${srv.latest}/watch?kinds=runtime`, basic('admin', 'welcome1'));
+  try {
+    const location = accepted(await admin.post('edit/libraries', { name: 'watched', sourcePath: '/srv/libs/watched.jar', targets: ADMIN_TARGET }, ASYNC), 'watched', 'deploy watched', 3);
+    const news = await w.next((e) => e.data.name === 'watched' && e.data.state === 'STATE_NEW', 'the library in deployment');
+    assert.equal(news.data.subject, 'library');
+    assert.equal(news.data.path, `domainRuntime/deploymentManager/libDeploymentRuntimes/watched`);
+    await finished(location);
+    const active = await w.next((e) => e.data.name === 'watched' && e.data.state === 'STATE_ACTIVE', 'the library deployed');
+    assert.equal(active.data.subject, 'library');
+    assert.equal(active.data.previousState, 'STATE_NEW');
+    assert.ok(!w.events.some((e) => e.data.name === 'watched' && e.data.subject === 'application'), w.text());
+  } finally {
+    w.close();
+  }
+});
+
+test('a library whose deployment was caught by a restart is deployed after it', async () => {
+  accepted(await admin.post('edit/libraries', { name: 'late-lib', sourcePath: '/srv/libs/late.jar', targets: ADMIN_TARGET }, ASYNC), 'late-lib', 'deploy late-lib', 3);
+  // The configuration is activated; the process stops before the deployment step ran.
+  srv = await srv.restart();
+  admin = srv.admin;
+  srv.advance(10_000);
+  assert.equal((await admin.get('edit/libraries/late-lib?links=none&fields=name')).status, 200);
+  assert.equal((await serverLib('late-lib')).status, 200, 'the library stays in deployment for ever');
+  assert.equal((await libRuntime('late-lib')).status, 200);
 });

@@ -47,12 +47,20 @@ test('operations that have no meaning here are not declared', () => {
     [`${RT}MessageDrivenEJBRuntimeMBean`, 'resume'],
     ['appserver.management.configuration.CoherenceClusterSystemResourceMBean', 'importCustomClusterConfigurationFile'],
     [`${RT}JMSMessageManagementRuntimeMBean`, 'deleteMessages'],
-    [`${RT}LibDeploymentRuntimeMBean`, 'redeploy'],
-    [`${RT}LibDeploymentRuntimeMBean`, 'undeploy'],
     // Only the default authenticator holds users and groups to move.
     ['appserver.security.providers.xacml.authorization.XACMLAuthorizerMBean', 'exportData'],
   ];
   for (const [type, name] of gone) assert.equal(catalog.type(type).operations.has(name), false, `${type}#${name}`);
+});
+
+test("a deployed library's runtime offers redeploy and undeploy, each returning a progress object", () => {
+  const lib = catalogWithOperations().type(`${RT}LibDeploymentRuntimeMBean`);
+  for (const name of ['redeploy', 'undeploy']) {
+    const op = lib.operations.get(name);
+    assert.ok(op, name);
+    assert.equal(op.async, true, name);
+    assert.ok(op.overloads.every((o) => o.returns === `${RT}DeploymentProgressObjectMBean`), name);
+  }
 });
 
 test('an operation defined twice on one type is refused', () => {
