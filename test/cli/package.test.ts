@@ -1,4 +1,4 @@
-// The project as a package: `npm pack` gives a tarball holding the built JavaScript, the catalog
+// The project as a package: `npm pack` gives a tarball holding the built JavaScript (and its bundle), the catalog
 // and the console's files (no tests, benchmarks or fixtures); installed globally into a temporary
 // prefix, its `appserver-admin` prints its version and serves a new demo domain whose readiness
 // probe answers. Offline-friendly: the dependencies come from npm's cache (filled by `npm ci`), and
@@ -35,7 +35,7 @@ test('npm pack, npm i -g into a prefix, appserver-admin --version and serve', { 
   assert.equal(packed.status, 0, packed.out);
   const [info] = JSON.parse(packed.out.slice(packed.out.indexOf('['), packed.out.lastIndexOf(']') + 1)) as { filename: string; size: number; files: { path: string }[] }[];
   const files = info!.files.map((f) => f.path);
-  for (const needed of ['bin/appserver-admin.js', 'dist/src/cli/main.js', 'dist/src/client/index.js', 'catalog/catalog.json', 'src/console/static/index.html', 'src/browse/static/browse.js', 'src/client/index.ts', 'package.json', 'README.md']) {
+  for (const needed of ['bin/appserver-admin.js', 'bin/fingerprint.js', 'dist/src/cli/main.js', 'dist/bundle/main.js', 'dist/bundle/build.json', 'dist/src/client/index.js', 'catalog/catalog.json', 'src/console/static/index.html', 'src/browse/static/browse.js', 'src/client/index.ts', 'package.json', 'README.md']) {
     assert.ok(files.includes(needed), `the tarball holds ${needed}`);
   }
   const unwanted = files.filter((f) => /^(test|bench|scripts|examples|dist\/test|dist\/bench)\//.test(f) || f.endsWith('.map') || /fixtures/.test(f));
@@ -56,6 +56,12 @@ test('npm pack, npm i -g into a prefix, appserver-admin --version and serve', { 
   assert.equal(version(home), version(ROOT), 'the same better-sqlite3 as this checkout');
   mkdirSync(join(home, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
   copyFileSync(join(ROOT, binding), join(home, binding));
+
+  // The installed files have other times than the built ones; the bundle is still taken as current
+  // (its fingerprint is of the files' content), so the installed command starts from the bundle.
+  const check = `import { fingerprint } from ${JSON.stringify(join(home, 'bin', 'fingerprint.js'))}; import { readFileSync } from 'node:fs';
+    const r = JSON.parse(readFileSync(${JSON.stringify(join(home, 'dist', 'bundle', 'build.json'))}, 'utf8')); process.stdout.write(String(fingerprint(${JSON.stringify(home)}, r.inputs) === r.fingerprint));`;
+  assert.equal(spawnSync(process.execPath, ['--input-type=module', '-e', check], { encoding: 'utf8' }).stdout, 'true', 'the installed bundle matches the installed dist/src');
 
   const bin = join(prefix, 'bin', 'appserver-admin');
   const own = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -1,5 +1,5 @@
 // The dependency tree holds no analytics or telemetry package, and no package but the SQLite
-// binding runs a script when it is installed: read from package-lock.json, which `npm ci` installs
+// binding runs a script when it is installed (any other that has one is denied it): read from package-lock.json, which `npm ci` installs
 // exactly, and from what npm itself reports of the installed tree.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -48,8 +48,12 @@ test('the lock file names no analytics or telemetry package', () => {
   assert.deepEqual(found, []);
 });
 
-test('no package but better-sqlite3 has an install script', () => {
-  const found = entries.filter(({ name, entry }) => entry.hasInstallScript && !MAY_RUN_SCRIPTS.has(name)).map(({ path }) => path);
+test('no package but better-sqlite3 runs an install script: any other that has one is denied it', () => {
+  // npm runs a dependency's install script only when package.json's allowScripts approves it;
+  // esbuild (a build tool) has one that only checks its binary, and is denied it.
+  const { allowScripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+  assert.deepEqual(Object.keys(allowScripts).filter((name) => allowScripts[name] === true), [...MAY_RUN_SCRIPTS]);
+  const found = entries.filter(({ name, entry }) => entry.hasInstallScript && !MAY_RUN_SCRIPTS.has(name) && allowScripts[name] !== false).map(({ path }) => path);
   assert.deepEqual(found, []);
   assert.ok(entries.some(({ name, entry }) => name === 'better-sqlite3' && entry.hasInstallScript), 'better-sqlite3 is there and builds its binding');
 });
