@@ -106,6 +106,7 @@ export class InterfaceDocuments {
       ({ root: { editable: true }, type, key: '', identity: [], path: [], parentPath: [], scope: {}, ...(via ? { via } : {}) }) as unknown as BeanNode;
     return {
       creates: (owner, prop) => prop.creators.length > 0 && (writer.creates(node(owner), prop) || (edit && this.parts.deploys(owner, prop))),
+      deploys: (owner, prop) => edit && this.parts.deploys(owner, prop),
       updates: (type) => writer.updates(node(type)),
       // Items of creatable children are the ones that can be deleted.
       deletes: (_owner, via, type) => via.creators.length > 0 && writer.deletes(node(type, via)),

@@ -26,6 +26,8 @@ export interface OpenApiInput {
 }
 
 const ref = (kind: string, name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+/** The progress object a deployment or an undeployment runs as. */
+const PROGRESS_OBJECT = 'appserver.management.runtime.DeploymentProgressObjectMBean';
 
 /** Component names: a type's short name, or its full name when another type has the same short one. */
 function componentNames(catalog: Catalog): Map<string, string> {
@@ -95,6 +97,32 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
     }
     return ref('requestBodies', key);
   };
+  /** A deployment's body: the bean's properties as JSON, or an upload of its model and archive. */
+  const deployBody = (t: TypeDef): Json => {
+    const key = `${nameOf(t)}.deployment`;
+    if (!requestBodies[key]) {
+      requestBodies[key] = {
+        required: true,
+        description: `The new ${t.short}: its properties as JSON with 'sourcePath' naming a path on the server, or an upload whose 'model' part holds them and whose 'sourcePath' part is the archive ('deploymentPlan' optionally its plan).`,
+        content: {
+          ...json(schemaRef(nameOf(t))),
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['model', 'sourcePath'],
+              properties: {
+                model: { type: 'string', description: `The ${t.short}'s properties as JSON (sent first).` },
+                sourcePath: { type: 'string', format: 'binary', description: 'The archive.' },
+                deploymentPlan: { type: 'string', format: 'binary', description: 'Its deployment plan.' },
+              },
+            },
+          },
+        },
+      };
+    }
+    return ref('requestBodies', key);
+  };
+  const progress = catalog.types.get(PROGRESS_OBJECT);
   const actionParts = (op: OperationDef): { body: Json; result?: Json; task?: TypeDef } => {
     const owner = catalog.types.get(op.declaredBy);
     const key = `${owner ? nameOf(owner) : op.declaredBy}.${op.name}`;
@@ -156,12 +184,29 @@ export async function buildOpenApi(input: OpenApiInput, pause: () => Promise<voi
                 responses: { '200': ref('responses', 'Done'), ...(p.creates ? { '201': ref('responses', 'Created') } : {}), ...stale, ...error },
               };
             }
-            if (p.deletes) item.delete = { tags, summary: `Delete ${article(p.type.short)}`, parameters: [...writeParams, ...conditional], responses: { '200': ref('responses', 'Done'), ...stale, ...error } };
+            if (p.deploys && progress) {
+              item.delete = {
+                tags,
+                summary: `Undeploy ${article(p.type.short)}`,
+                description: 'Outside an edit session the undeployment runs as a progress object: done within the wait, 200; otherwise 202 with the object. Inside one, the activation undeploys it.',
+                parameters: [...writeParams, ref('parameters', 'Prefer'), ...conditional],
+                responses: { '200': ref('responses', 'Done'), '202': taskResponse(progress, true), ...stale, ...error },
+              };
+            } else if (p.deletes) item.delete = { tags, summary: `Delete ${article(p.type.short)}`, parameters: [...writeParams, ...conditional], responses: { '200': ref('responses', 'Done'), ...stale, ...error } };
             return;
           }
           case 'collection':
             item.get = { tags, summary: `List ${p.prop.name}`, parameters: [...SHAPE, ...readParams, ifNoneMatch], responses: { '200': listResponse(p.item), ...notModified, ...error } };
-            if (p.creates) {
+            if (p.deploys && progress) {
+              item.post = {
+                tags,
+                summary: `Deploy ${article(p.item.short)}`,
+                description: 'Outside an edit session the deployment runs as a progress object: done within the wait, 201 with Location; otherwise 202 with the object. Inside one, the activation deploys it.',
+                parameters: [...writeParams, ref('parameters', 'Prefer'), ...conditional],
+                requestBody: deployBody(p.item),
+                responses: { '201': ref('responses', 'Created'), '202': taskResponse(progress, true), ...stale, ...error },
+              };
+            } else if (p.creates) {
               item.post = {
                 tags,
                 summary: `Create in ${p.prop.name}`,

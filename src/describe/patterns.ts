@@ -13,6 +13,8 @@ export interface TreeAbilities {
   updates(type: TypeDef): boolean;
   /** A bean of this type, reached through the child `via` of an `owner`, can be deleted. */
   deletes(owner: TypeDef, via: PropDef, type: TypeDef): boolean;
+  /** Items of `prop` of an `owner` are deployed by a POST (JSON or an upload) and undeployed by a DELETE. */
+  deploys?(owner: TypeDef, prop: PropDef): boolean;
 }
 
 export const READ_ONLY: TreeAbilities = { creates: () => false, updates: () => false, deletes: () => false };
@@ -43,8 +45,8 @@ export interface Pattern {
 
 export type Place =
   /** `creates`: an optional singleton that a POST to its own URL makes. */
-  | { kind: 'bean'; at: Pattern; type: TypeDef; via?: PropDef; updates: boolean; deletes: boolean; creates: boolean }
-  | { kind: 'collection'; at: Pattern; owner: TypeDef; prop: PropDef; item: TypeDef; creates: boolean }
+  | { kind: 'bean'; at: Pattern; type: TypeDef; via?: PropDef; updates: boolean; deletes: boolean; creates: boolean; deploys?: boolean }
+  | { kind: 'collection'; at: Pattern; owner: TypeDef; prop: PropDef; item: TypeDef; creates: boolean; deploys?: boolean }
   | { kind: 'createForm'; at: Pattern; owner: TypeDef; prop: PropDef; item: TypeDef }
   | { kind: 'action'; at: Pattern; op: OperationDef; types: TypeDef[] }
   | { kind: 'search'; at: Pattern; type: TypeDef };
@@ -93,14 +95,15 @@ function paramName(collection: string, taken: readonly { name: string }[]): stri
 export function placesOf(catalog: Catalog, spec: TreeSpec, version: ApiVersion): Place[] {
   const out: Place[] = [];
   const rootAt: Pattern = { segments: spec.base, params: [] };
-  const visit = (type: TypeDef, at: Pattern, stack: readonly string[], via: PropDef | undefined, searchable: boolean, creates = false, deletes = false) => {
-    out.push({ kind: 'bean', at, type, ...(via ? { via } : {}), updates: spec.abilities.updates(type), deletes, creates });
+  const visit = (type: TypeDef, at: Pattern, stack: readonly string[], via: PropDef | undefined, searchable: boolean, creates = false, deletes = false, deploys = false) => {
+    out.push({ kind: 'bean', at, type, ...(via ? { via } : {}), updates: spec.abilities.updates(type), deletes: deletes || deploys, creates, ...(deploys ? { deploys } : {}) });
     if (searchable) out.push({ kind: 'search', at: extend(at, 'search'), type });
     for (const c of childrenOf(type)) {
       if (c.inline || !visibleIn(c, version) || (c.onlyIn && c.onlyIn !== spec.only)) continue;
       if (at === rootAt && spec.apart?.includes(c.name)) continue;
       const item = catalog.type(c.javaType);
       if (stack.includes(item.name)) continue;
+      const deploys = c.shape === 'collection' && spec.abilities.deploys?.(type, c) === true;
       const creates = spec.abilities.creates(type, c);
       const deletes = spec.abilities.deletes(type, c, item);
       if (creates && c.createForm) out.push({ kind: 'createForm', at: extend(at, c.createForm), owner: type, prop: c, item });
@@ -110,8 +113,8 @@ export function placesOf(catalog: Catalog, spec: TreeSpec, version: ApiVersion):
         visit(item, extend(at, c.name), next, c, false, creates, deletes);
         continue;
       }
-      out.push({ kind: 'collection', at: extend(at, c.name), owner: type, prop: c, item, creates });
-      visit(item, itemPattern(at, c), next, c, spec.mounts?.includes(c.name) === true, false, deletes);
+      out.push({ kind: 'collection', at: extend(at, c.name), owner: type, prop: c, item, creates: creates || deploys, ...(deploys ? { deploys } : {}) });
+      visit(item, itemPattern(at, c), next, c, spec.mounts?.includes(c.name) === true, false, deletes, deploys);
     }
     for (const { op, types } of operationsOf(type, version)) out.push({ kind: 'action', at: extend(at, op.name), op, types });
   };

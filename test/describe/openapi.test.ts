@@ -257,3 +257,20 @@ test('the YAML document is the same document', async () => {
   assert.equal(y.headers['content-encoding'], 'gzip');
   assert.deepEqual(parseYaml(gunzipSync(y.body).toString('utf8')), doc);
 });
+
+test('applications and libraries are deployed by POST (JSON or an upload) and undeployed by DELETE, each with its progress object', () => {
+  for (const [collection, item] of [['appDeployments', 'appDeployment'], ['libraries', 'library']]) {
+    const list = doc.paths[`/appserver/latest/edit/${collection}`];
+    assert.ok(list?.post, `no POST on edit/${collection}`);
+    assert.ok(list.post.responses['201'] && list.post.responses['202'], JSON.stringify(list.post.responses));
+    const body = doc.components.requestBodies[list.post.requestBody.$ref.split('/').pop()];
+    assert.deepEqual(Object.keys(body.content).sort(), ['application/json', 'multipart/form-data']);
+    assert.deepEqual(Object.keys(body.content['multipart/form-data'].schema.properties), ['model', 'sourcePath', 'deploymentPlan']);
+    const accepted = doc.components.responses[list.post.responses['202'].$ref.split('/').pop()];
+    assert.match(JSON.stringify(accepted), /DeploymentProgressObject/);
+    const one = doc.paths[`/appserver/latest/edit/${collection}/{${item}}`];
+    assert.ok(one?.delete?.responses['202'], `no undeployment on edit/${collection}/{${item}}`);
+  }
+  // Elsewhere (a resource group's deployments, the runtime trees) nothing is deployed this way.
+  assert.equal(doc.paths['/appserver/latest/domainConfig/libraries']?.post, undefined);
+});
