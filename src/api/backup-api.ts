@@ -16,8 +16,9 @@ export interface BackupDownload {
 }
 
 /**
- * Backups one server sends at once. Each holds a copy of every row of the store until its client
- * has read it, so a second one at the same time is refused (429) rather than doubling that.
+ * Backups one server sends at once. Each holds a read of the store open (a connection, and on
+ * SQLite a snapshot the journal cannot be folded past) until its client has read it, so a second
+ * one at the same time is refused (429).
  */
 export const BACKUPS_AT_ONCE = 1;
 
@@ -41,7 +42,7 @@ export class BackupApi {
     this.admit(caller);
     const { principal } = caller;
     if (this.underWay >= BACKUPS_AT_ONCE) {
-      throw tooMany('A backup of the domain is being sent by this server already; it takes one at a time (each holds a copy of the domain until its client has read it). Retry once it is done.', 5);
+      throw tooMany('A backup of the domain is being sent by this server already; it takes one at a time (each holds a read of the store open until its client has read it). Retry once it is done.', 5);
     }
     this.underWay++;
     let released = false;
@@ -54,9 +55,19 @@ export class BackupApi {
       // Loaded by the first backup taken: a start does not load the backup's format.
       const { takeBackup } = await import('../store/backup/take.js');
       const taken = await takeBackup(this.domain.store, { dataDir: this.dataDir });
-      await this.domain.security.audit.record({ user: principal.user, address: caller.address, action: 'backup', bean: '/appserver/backup', outcome: 'success', detail: `configuration version ${taken.configVersion}` });
+      const finish = () => {
+        release();
+        // The store's read ends with the answer, sent through or not.
+        void taken.close().catch(() => undefined);
+      };
+      try {
+        await this.domain.security.audit.record({ user: principal.user, address: caller.address, action: 'backup', bean: '/appserver/backup', outcome: 'success', detail: `configuration version ${taken.configVersion}` });
+      } catch (err) {
+        finish();
+        throw err;
+      }
       const name = this.domain.topology().domainName.replace(/[^A-Za-z0-9._-]/g, '_');
-      return { fileName: `${name}-v${taken.configVersion}.backup`, configVersion: taken.configVersion, bytes: taken.bytes, release };
+      return { fileName: `${name}-v${taken.configVersion}.backup`, configVersion: taken.configVersion, bytes: taken.bytes, release: finish };
     } catch (err) {
       release();
       throw err;

@@ -63,8 +63,12 @@ export async function backupOffline(opts: OfflineBackupOptions): Promise<{ bytes
       secretKey = given.key;
     }
     const taken = await takeBackup(store, { ...(dataDir !== undefined ? { dataDir } : {}), ...(secretKey ? { secretKey } : {}) });
-    const bytes = await writeFileAtomically(opts.out, taken.bytes);
-    return { bytes, configVersion: taken.configVersion, archives: dataDir !== undefined };
+    try {
+      const bytes = await writeFileAtomically(opts.out, taken.bytes);
+      return { bytes, configVersion: taken.configVersion, archives: dataDir !== undefined };
+    } finally {
+      await taken.close();
+    }
   } finally {
     await store.close();
   }

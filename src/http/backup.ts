@@ -11,7 +11,7 @@ export const BACKUP_PATH = '/appserver/backup';
 
 /**
  * How long a backup's client may leave its connection without reading (ms) before the backup is
- * cut: the server holds the domain's rows for it until then.
+ * cut: the server holds a read of the store open for it until then.
  */
 export const BACKUP_STALL_MS = 60_000;
 
@@ -23,7 +23,7 @@ export function isBackup(url: string): boolean {
 /**
  * A backup's bytes as the connection takes them. While the connection takes nothing (the client
  * stopped reading) for `stallMs`, the answer is cut: the server would otherwise hold the backup's
- * copy of the store for as long as the client likes.
+ * read of the store open for as long as the client likes.
  */
 class BackupStream extends Readable {
   private stalled: NodeJS.Timeout | undefined;

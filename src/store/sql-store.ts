@@ -1,7 +1,7 @@
 // The store over a SQL database (SQLite or PostgreSQL, through a small driver). Writes bump the
 // version of the component they change in the same transaction and, on PostgreSQL, notify the
 // other servers when the transaction commits.
-import { BACKUP_TABLES, PRIVATE_META, type StoreDump, TRANSIENT_TABLES, type TableRows } from './backup/tables.js';
+import { BACKUP_TABLES, type BackupTable, PRIVATE_META, type StoreDump, TRANSIENT_TABLES, type TableRows, type TableStream } from './backup/tables.js';
 import { MIGRATIONS } from './migrations.js';
 import { type SqlClient, type SqlDriver, commitUncertain } from './sql.js';
 import { storeUnavailable } from '../core/problems.js';
@@ -56,6 +56,8 @@ interface AuditRow {
 const AUDIT_COLUMNS = 'SELECT id, at, username, address, action, bean, outcome, detail, count, last_at FROM audit';
 
 const NOTIFY_CHANNEL = 'appserver_changes';
+/** Rows a backup reads at a time (a row may be large: a saved snapshot is a whole domain). */
+const BACKUP_BATCH_ROWS = 256;
 /** The notification payload of an append to the watch journal (the others name a component). */
 const WATCH_PAYLOAD = 'watch';
 /** Held by a transaction appending to the watch journal until it commits (PostgreSQL). */
@@ -618,24 +620,39 @@ export class SqlStore implements Store {
   // ---- backup and restore ----
 
   async backupTables(): Promise<StoreDump> {
-    return this.db.transaction(async (tx) => {
-      const schema = Number((await tx.all<{ version: number | string }>('SELECT version FROM schema_version'))[0]?.version ?? 0);
-      const tables: TableRows[] = [];
-      let configVersion = 0;
-      for (const t of BACKUP_TABLES) {
-        const order = t.columns.slice(0, t.name === 'beans' ? 2 : 1).join(', ');
-        const rows = await tx.all<Record<string, unknown>>(`SELECT ${t.columns.join(', ')} FROM ${t.name} ORDER BY ${order}`);
-        const out: unknown[][] = [];
-        for (const r of rows) {
-          if (t.name === 'meta' && PRIVATE_META.has(r.key as string)) continue;
-          if (t.name === 'meta' && r.key === 'configVersion') configVersion = Number(r.value);
-          // PostgreSQL answers BIGINT columns as text: every store writes them as numbers.
-          out.push(t.columns.map((c) => (t.integers.includes(c) && r[c] !== null ? Number(r[c]) : r[c])));
-        }
-        tables.push({ table: t.name, columns: t.columns, rows: out });
+    const read = await this.db.snapshot();
+    let schema: number;
+    let meta: unknown[][];
+    let configVersion = 0;
+    try {
+      schema = Number((await read.all<{ version: number | string }>('SELECT version FROM schema_version'))[0]?.version ?? 0);
+      const rows = await read.all<{ key: string; value: string }>('SELECT key, value FROM meta ORDER BY key');
+      meta = rows.filter((r) => !PRIVATE_META.has(r.key)).map((r) => [r.key, r.value]);
+      configVersion = Number(rows.find((r) => r.key === 'configVersion')?.value ?? 0);
+    } catch (err) {
+      await read.close();
+      throw err;
+    }
+    async function* rowsOf(t: BackupTable): AsyncGenerator<unknown[][]> {
+      const order = t.columns.slice(0, t.name === 'beans' ? 2 : 1).join(', ');
+      for await (const batch of read.batches<Record<string, unknown>>(`SELECT ${t.columns.join(', ')} FROM ${t.name} ORDER BY ${order}`, BACKUP_BATCH_ROWS)) {
+        // PostgreSQL answers BIGINT columns as text: every store writes them as numbers.
+        yield batch.map((r) => t.columns.map((c) => (t.integers.includes(c) && r[c] !== null ? Number(r[c]) : r[c])));
       }
-      return { schema, dialect: this.db.dialect, configVersion, tables };
-    }, 'snapshot');
+    }
+    async function* tables(): AsyncGenerator<TableStream> {
+      for (const t of BACKUP_TABLES) {
+        if (t.name === 'meta') {
+          yield { table: t.name, columns: t.columns, count: meta.length, batches: (async function* () {
+            yield meta;
+          })() };
+          continue;
+        }
+        const count = Number((await read.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${t.name}`))[0]?.n ?? 0);
+        yield { table: t.name, columns: t.columns, count, batches: rowsOf(t) };
+      }
+    }
+    return { schema, dialect: this.db.dialect, configVersion, tables: tables(), close: () => read.close() };
   }
 
   async restoreTables(source: AsyncIterable<TableRows>): Promise<void> {

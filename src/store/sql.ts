@@ -9,11 +9,25 @@ export interface SqlClient {
 /** 'write' (the default) takes the write lock at once (SQLite); 'snapshot' only reads, and sees one committed state throughout. */
 export type TransactionMode = 'write' | 'snapshot';
 
+/** One committed state of the database, read piece by piece on a connection of its own. */
+export interface SnapshotReader {
+  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** The rows of `sql` in batches of at most `size`, each read when it is asked for. */
+  batches<T>(sql: string, size: number): AsyncGenerator<T[]>;
+  /** Ends the read and frees its connection (called again: nothing). */
+  close(): Promise<void>;
+}
+
 export interface SqlDriver extends SqlClient {
   readonly dialect: 'sqlite' | 'postgres';
   /** Runs `fn` in one transaction; nothing else touches the database meanwhile on this connection. */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode?: TransactionMode): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Opens a read of one committed state that other statements do not wait for while it is read
+   * (a backup streamed to a slow client): writes go on meanwhile and it does not see them.
+   */
+  snapshot(): Promise<SnapshotReader>;
   /** Sends a notification when the current transaction commits (PostgreSQL). */
   notifySql?: string;
   /**

@@ -298,7 +298,8 @@ export interface Store {
 
   /**
    * Every table of the domain a backup holds, read in one transaction that sees one committed state
-   * (a repeatable-read snapshot on PostgreSQL), so it is consistent to one activation.
+   * (a repeatable-read snapshot on PostgreSQL), so it is consistent to one activation. The rows are
+   * read as the backup asks for them, on a connection of their own: writes go on meanwhile.
    */
   backupTables(): Promise<StoreDump>;
   /**

@@ -86,22 +86,28 @@ export async function* writeBackup(dump: StoreDump, archives: ArchiveFile[], opt
     secretKey: opts.secretKey !== undefined,
   };
   yield out(header);
-  for (const t of dump.tables) {
-    yield out({ table: t.table, columns: t.columns, rows: t.rows.length });
+  for await (const t of dump.tables) {
+    yield out({ table: t.table, columns: t.columns, rows: t.count });
     // Rows go out in groups, so that a large table is not one piece per row.
     let group: Buffer[] = [];
     let size = 0;
-    for (const r of t.rows) {
-      const b = out(r);
-      group.push(b);
-      size += b.length;
-      if (size >= 256 * 1024) {
-        yield Buffer.concat(group);
-        group = [];
-        size = 0;
+    let written = 0;
+    for await (const batch of t.batches) {
+      for (const r of batch) {
+        const b = out(r);
+        group.push(b);
+        size += b.length;
+        written++;
+        if (size >= 256 * 1024) {
+          yield Buffer.concat(group);
+          group = [];
+          size = 0;
+        }
       }
     }
     if (group.length > 0) yield Buffer.concat(group);
+    // The count came from the same snapshot as the rows: a difference is a store that lied.
+    if (written !== t.count) throw new BackupError(`the table ${t.table} gave ${written} rows where it counted ${t.count}`);
   }
   for (const a of archives) {
     const fd = openSync(a.file, 'r');

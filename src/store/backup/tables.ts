@@ -46,12 +46,25 @@ export interface TableRows {
   rows: unknown[][];
 }
 
-/** A consistent read of the store for a backup. */
+/** One table as a backup reads it: how many rows, then the rows a batch at a time. */
+export interface TableStream {
+  table: string;
+  columns: readonly string[];
+  count: number;
+  batches: AsyncIterable<unknown[][]>;
+}
+
+/**
+ * A consistent read of the store for a backup, read table by table while the backup is written (the
+ * server never holds the whole store for it); `close` ends it, read through or not.
+ */
 export interface StoreDump {
   /** The schema version of the store read. */
   schema: number;
   dialect: 'sqlite' | 'postgres';
   /** The activated configuration's version at the time of the read. */
   configVersion: number;
-  tables: TableRows[];
+  /** The tables in the order of BACKUP_TABLES; each is read through before the next is asked for. */
+  tables: AsyncIterable<TableStream>;
+  close(): Promise<void>;
 }

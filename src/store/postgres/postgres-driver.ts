@@ -10,7 +10,7 @@
 // delay, and the store is told when it is back so that it catches up with what it missed.
 import type pg from 'pg';
 import { storeUnavailable } from '../../core/problems.js';
-import { type SqlClient, type SqlDriver, type TransactionMode, markCommitUncertain } from '../sql.js';
+import { type SnapshotReader, type SqlClient, type SqlDriver, type TransactionMode, markCommitUncertain } from '../sql.js';
 
 /** `?` placeholders to PostgreSQL's `$1, $2, ...`. */
 function numbered(sql: string): string {
@@ -192,6 +192,56 @@ export class PostgresDriver implements SqlDriver {
       // A lost connection is thrown away, not given back to the pool.
       conn.release(lost === undefined ? undefined : true);
     }
+  }
+
+  /**
+   * A connection of the pool kept for the read, in a read-only repeatable-read transaction; large
+   * results are read through a cursor, a batch at a time.
+   */
+  async snapshot(): Promise<SnapshotReader> {
+    let conn: pg.PoolClient;
+    try {
+      conn = await (await this.pool()).connect();
+    } catch (err) {
+      throw this.translated(err);
+    }
+    let lost: unknown;
+    const onError = (err: unknown) => (lost = err);
+    conn.on('error', onError);
+    const q = this.client(conn);
+    let open = true;
+    const close = async () => {
+      if (!open) return;
+      open = false;
+      if (lost === undefined) await conn.query('ROLLBACK').catch((err: unknown) => (lost = err));
+      conn.removeListener('error', onError);
+      conn.release(lost === undefined ? undefined : true);
+    };
+    try {
+      await q.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      lost ??= connectionLost(err) ? err : undefined;
+      await close();
+      throw err;
+    }
+    let cursors = 0;
+    return {
+      all: <T>(sql: string, params?: unknown[]) => q.all<T>(sql, params),
+      async *batches<T>(sql: string, size: number): AsyncGenerator<T[]> {
+        const cursor = `snapshot_rows_${++cursors}`;
+        await q.run(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`);
+        try {
+          for (;;) {
+            const rows = await q.all<T>(`FETCH ${Math.max(1, Math.floor(size))} FROM ${cursor}`);
+            if (rows.length > 0) yield rows;
+            if (rows.length < size) return;
+          }
+        } finally {
+          if (open && lost === undefined) await q.run(`CLOSE ${cursor}`).catch(() => undefined);
+        }
+      },
+      close,
+    };
   }
 
   /**

@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Mutex } from '../../core/mutex.js';
 import { insufficientStorage } from '../../core/problems.js';
-import type { SqlClient, SqlDriver, TransactionMode } from '../sql.js';
+import type { SnapshotReader, SqlClient, SqlDriver, TransactionMode } from '../sql.js';
 
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -89,6 +89,46 @@ export class SqliteDriver implements SqlDriver {
 
   async close(): Promise<void> {
     await this.queue.run(() => this.db.close());
+  }
+
+  /**
+   * A second connection to the same file, in a read transaction: in WAL mode it keeps reading the
+   * state it began with while the first connection commits, and nothing queues behind it.
+   */
+  async snapshot(): Promise<SnapshotReader> {
+    const file = this.file;
+    let db: Database.Database;
+    try {
+      db = new Database(file, { fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      db.exec('BEGIN');
+      // A deferred transaction takes its snapshot at its first read: take it now.
+      db.prepare('SELECT 1 FROM schema_version LIMIT 1').all();
+    } catch (err) {
+      throw storageProblem(err, file);
+    }
+    const close = async () => {
+      if (!db.open) return;
+      if (db.inTransaction) db.exec('ROLLBACK');
+      db.close();
+    };
+    return {
+      async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+        return db.prepare(sql).all(...params) as T[];
+      },
+      async *batches<T>(sql: string, size: number): AsyncGenerator<T[]> {
+        let batch: T[] = [];
+        for (const row of db.prepare(sql).iterate() as IterableIterator<T>) {
+          batch.push(row);
+          if (batch.length < size) continue;
+          const full = batch;
+          batch = [];
+          yield full;
+        }
+        if (batch.length > 0) yield batch;
+      },
+      close,
+    };
   }
 }
 
