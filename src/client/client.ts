@@ -91,6 +91,8 @@ export interface DeployRequest {
   upload?: { bytes: Uint8Array; fileName: string };
   /** A path on the server's machine, when nothing is uploaded. */
   sourcePath?: string;
+  /** Deploys a shared library (`edit/libraries`) rather than an application. */
+  library?: boolean;
 }
 
 const DEFAULT_TIMEOUT = 30_000;
@@ -391,16 +393,17 @@ export class AppserverClient {
 
   // ---- deployments ----
 
-  /** Deploys an application (uploading its archive, or naming a path on the server); returns its progress object. */
+  /** Deploys an application or a library (uploading its archive, or naming a path on the server); returns its progress object. */
   async deploy(req: DeployRequest): Promise<Task> {
+    const collection = req.library ? 'edit/libraries' : 'edit/appDeployments';
     const model = {
       name: req.name,
       targets: req.targets.map((t) => ({ identity: [t.type, t.name] })),
       ...(req.sourcePath !== undefined ? { sourcePath: req.sourcePath } : {}),
     };
     const r = req.upload
-      ? await this.request('POST', 'edit/appDeployments', { form: uploadForm(model, req.upload), prefer: 'respond-async' })
-      : await this.request('POST', 'edit/appDeployments', { body: model, prefer: 'respond-async' });
+      ? await this.request('POST', collection, { form: uploadForm(model, req.upload), prefer: 'respond-async' })
+      : await this.request('POST', collection, { body: model, prefer: 'respond-async' });
     if (isTask(r.body)) return r.body;
     // Completed at once (201 without a body): the progress object is where the deployment manager keeps it.
     return (await this.request('GET', `domainRuntime/deploymentManager/deploymentProgressObjects/${encodeURIComponent(req.name)}`)).body as Task;

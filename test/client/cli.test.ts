@@ -248,6 +248,18 @@ test('deploy uploads an archive and follows its progress object', async () => {
   }
 });
 
+test('deploy --library deploys a shared library and follows its progress object', async () => {
+  const run = runCli(['deploy', '--library', '--source-path', '/srv/libs/cli-lib.jar', '--name', 'cli-lib#1.0', '--targets', 'AdminServer'], env());
+  await pollUntil(async () => (await srv.admin.get(`domainRuntime/deploymentManager/deploymentProgressObjects/${encodeURIComponent('cli-lib#1.0')}?links=none`)).status, (s) => s === 200, 'the progress object', 20_000);
+  srv.advance(60_000);
+  assert.equal(await run.exited, 0, run.stderr());
+  assert.match(run.stdout(), /completed \(STATE_COMPLETED\)/);
+  const libs = (await srv.admin.get('domainRuntime/deploymentManager/libDeploymentRuntimes?links=none&fields=name,specificationVersion')).json.items;
+  assert.deepEqual(libs, [{ name: 'cli-lib#1.0', specificationVersion: '1.0' }]);
+  const apps = (await srv.admin.get('edit/appDeployments?links=none&fields=name')).json.items.map((a: { name: string }) => a.name);
+  assert.ok(!apps.includes('cli-lib#1.0'), 'the library was deployed as an application');
+});
+
 test('invoke prints a return value; search prints a row per bean found', async () => {
   const url = ok(await cli(['invoke', 'domainRuntime/serverLifeCycleRuntimes/ms1', 'getIPv4URL', 'protocol=http']), 'invoke');
   assert.match(url.out, /^http:\/\/\S+:\d+\n$/);

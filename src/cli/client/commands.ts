@@ -292,15 +292,16 @@ export function registerClientCommands(program: Command): void {
       );
   }
 
-  command('deploy', 'deploy an application (uploading its archive, or naming a path on the server) and follow it with a progress bar')
+  command('deploy', 'deploy an application or a shared library (uploading its archive, or naming a path on the server) and follow it with a progress bar')
     .argument('[archive]', 'the archive to upload (.war, .ear, .jar, or a file the server accepts)')
     .requiredOption('--targets <names>', 'servers or clusters to deploy to (comma-separated)', list)
-    .option('--name <name>', 'application name (default: the archive name without its extension)')
+    .option('--name <name>', 'application or library name (default: the archive name without its extension)')
+    .option('--library', 'deploy a shared library (edit/libraries) rather than an application')
     .option('--source-path <path>', 'a path on the server to deploy from, instead of uploading')
     .option('--timeout <seconds>', 'how long to wait for the deployment (default 300)', seconds('--timeout'))
     .option('--no-wait', 'print the progress object and do not wait')
     .action(
-      guarded(async (archive: string | undefined, opts: Common & { targets: string[]; name?: string; sourcePath?: string; timeout?: number; wait: boolean }) => {
+      guarded(async (archive: string | undefined, opts: Common & { targets: string[]; name?: string; sourcePath?: string; library?: boolean; timeout?: number; wait: boolean }) => {
         if ((archive === undefined) === (opts.sourcePath === undefined)) throw new UsageError('give either an archive to upload or --source-path, not both or neither');
         const name = opts.name ?? (archive !== undefined ? basename(archive, extname(archive)) : undefined);
         if (name === undefined || name === '') throw new UsageError('--name is needed with --source-path');
@@ -329,7 +330,7 @@ export function registerClientCommands(program: Command): void {
           if (clusters.some((c) => c.name === t)) return { type: 'clusters' as const, name: t };
           throw new AppserverError('notFound', `no server or cluster is named '${t}'`);
         });
-        const task = await client.deploy({ name, targets, ...(upload ? { upload } : {}), ...(opts.sourcePath !== undefined ? { sourcePath: opts.sourcePath } : {}) });
+        const task = await client.deploy({ name, targets, ...(upload ? { upload } : {}), ...(opts.sourcePath !== undefined ? { sourcePath: opts.sourcePath } : {}), ...(opts.library ? { library: true } : {}) });
         if (!opts.wait) return print(opts.json ? json(withoutLinks(task)) : `${name}: ${task.state ?? task.progress ?? ''}\n`);
         await follow(client, task, `deploy ${name}`, opts);
       }),
