@@ -22733,6 +22733,10 @@ export interface BeanActions {
   "appserver.management.runtime.JVMRuntimeMBean": {
     runGC: Record<string, never>;
   };
+  "appserver.management.runtime.LibDeploymentRuntimeMBean": {
+    redeploy: Record<string, never> | { targets: string[]; deploymentOptions: Record<string, string> };
+    undeploy: Record<string, never> | { targets: string[]; deploymentOptions: Record<string, string> };
+  };
   "appserver.management.runtime.LogRuntimeMBean": {
     ensureLogOpened: Record<string, never>;
     flushLog: Record<string, never>;
