@@ -3,7 +3,7 @@
 // reach the store in the order they were made; `flush` waits for all of them.
 import type { Store, StoredTask } from '../store/store.js';
 import type { RuntimeEngine } from './engine.js';
-import { entriesToState, stateToEntries } from './state.js';
+import { type RuntimeState, applyEntryChanges, entriesToState, snapshotState, stateChanges } from './state.js';
 import type { Task, TaskEngine } from './tasks.js';
 
 /** What one write of the runtime state or of tasks stored (for the watch journal). */
@@ -26,8 +26,11 @@ export class RuntimePersistence {
   private writes: Promise<void> = Promise.resolve();
   /** Writes queued so far: a reload that saw one queued while it read must read again. */
   private queued = 0;
-  /** The runtime state entries as last written or read (JSON per key). */
-  private persisted: Map<string, string>;
+  /**
+   * The runtime state as last written or read: each write compares the state's tables with it, one
+   * lookup per entry, and makes keys and JSON only of the entries that differ.
+   */
+  private persisted: RuntimeState;
   private readonly taskSaves = new Map<string, Task>();
   private readonly taskDeletes = new Set<string>();
 
@@ -36,7 +39,7 @@ export class RuntimePersistence {
     private readonly runtime: RuntimeEngine,
     tasks: TaskEngine,
   ) {
-    this.persisted = new Map(Object.entries(stateToEntries(runtime.state)).map(([k, v]) => [k, JSON.stringify(v)]));
+    this.persisted = snapshotState(runtime.state);
     runtime.onStateChange = () => this.saveState();
     tasks.onSave = (saved) => {
       for (const t of saved) {
@@ -141,19 +144,17 @@ export class RuntimePersistence {
 
   /** Writes the runtime state entries that changed. */
   readonly saveState = this.coalesced(async () => {
-    const now = stateToEntries(this.runtime.state);
+    const entries = stateChanges(this.persisted, this.runtime.state);
+    if (entries.length === 0) return;
     const put: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(now)) if (this.persisted.get(k) !== JSON.stringify(v)) put[k] = v;
-    const remove = [...this.persisted.keys()].filter((k) => !(k in now));
-    if (Object.keys(put).length === 0 && remove.length === 0) return;
+    const remove: string[] = [];
+    for (const e of entries) {
+      if (e.after === undefined) remove.push(e.key);
+      else put[e.key] = e.after;
+    }
     await this.store.writeRuntimeEntries(put, remove);
-    const before = (k: string) => {
-      const json = this.persisted.get(k);
-      return json === undefined ? undefined : (JSON.parse(json) as unknown);
-    };
-    const entries = [...Object.entries(put).map(([key, after]) => ({ key, before: before(key), after })), ...remove.map((key) => ({ key, before: before(key), after: undefined }))];
-    for (const [k, v] of Object.entries(put)) this.persisted.set(k, JSON.stringify(v));
-    for (const k of remove) this.persisted.delete(k);
+    // What was written is what the state held when the write began (later changes are the next write's).
+    applyEntryChanges(this.persisted, entries);
     await this.onPersisted({ entries });
   });
 
@@ -193,10 +194,9 @@ export class RuntimePersistence {
       // read: what was read could be older than this server's own state, so it is read again.
       if (this.queued === before || attempt >= 5) break;
     }
-    const incoming = new Map(Object.entries(entries).map(([k, v]) => [k, JSON.stringify(v)]));
-    const same = incoming.size === this.persisted.size && [...incoming].every(([k, v]) => this.persisted.get(k) === v);
-    if (same) return false;
-    this.persisted = incoming;
+    const incoming = entriesToState(entries);
+    if (stateChanges(this.persisted, incoming).length === 0) return false;
+    this.persisted = snapshotState(incoming);
     const state = this.runtime.state;
     Object.assign(state, entriesToState(entries));
     if (!state.servers.has(this.runtime.adminServerName)) state.servers.set(this.runtime.adminServerName, 'RUNNING');

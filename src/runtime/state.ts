@@ -133,6 +133,106 @@ export function copyState(state: RuntimeState): RuntimeState {
   };
 }
 
+/** The key of a runtime state entry: a JSON array of its kind and names (never an Object.prototype name). */
+export function entryKey(kind: string, ...parts: string[]): string {
+  return JSON.stringify([kind, ...parts]);
+}
+
+/** The tables holding one value per name, with the kind their entries are stored under. */
+const FLAT_TABLES = [
+  ['server', 'servers'],
+  ['partition', 'partitions'],
+  ['resourceGroup', 'resourceGroups'],
+  ['application', 'applications'],
+  ['dataSource', 'dataSources'],
+  ['jmsPaused', 'jmsPaused'],
+  ['retirement', 'retirements'],
+  ['sslChannel', 'sslChannels'],
+  ['adminChannel', 'adminChannels'],
+  ['runningSince', 'runningSince'],
+] as const;
+
+/** One entry that differs between two states: its key, its value before (undefined: new) and after (undefined: removed). */
+export interface EntryChange {
+  key: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** An object value copied, so that a later change of the original in place still shows as a change. */
+const detached = (v: unknown): unknown => (typeof v === 'object' && v !== null ? structuredClone(v) : v);
+
+/** Whether two entry values store the same JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'number' && typeof b === 'number') return JSON.stringify(a) === JSON.stringify(b);
+  return typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * A copy of the state that later changes of the state do not reach (object values are copied too):
+ * what was last stored, to compare the state with.
+ */
+export function snapshotState(state: RuntimeState): RuntimeState {
+  const copy = copyState(state);
+  copy.partitions = new Map([...copy.partitions].map(([k, v]) => [k, detached(v) as PartitionState]));
+  copy.retirements = new Map([...copy.retirements].map(([k, v]) => [k, detached(v) as Retirement]));
+  return copy;
+}
+
+/**
+ * The entries in which `now` differs from `was`, in the terms `stateToEntries` stores them. It
+ * compares the tables themselves, one map lookup per entry: only the entries that differ are
+ * turned into keys and JSON.
+ */
+export function stateChanges(was: RuntimeState, now: RuntimeState): EntryChange[] {
+  const out: EntryChange[] = [];
+  const table = (before: ReadonlyMap<string, unknown>, after: ReadonlyMap<string, unknown>, key: (name: string) => string) => {
+    let common = 0;
+    for (const [name, value] of after) {
+      const old = before.get(name);
+      if (old === undefined && !before.has(name)) {
+        if (value !== undefined) out.push({ key: key(name), before: undefined, after: value });
+        continue;
+      }
+      common++;
+      if (!sameValue(old, value)) out.push({ key: key(name), before: old, after: value });
+    }
+    // Every entry of `before` is in `after` when as many of them were found there.
+    if (common === before.size) return;
+    for (const [name, old] of before) if (!after.has(name)) out.push({ key: key(name), before: old, after: undefined });
+  };
+  for (const [kind, name] of FLAT_TABLES) table(was[name] as ReadonlyMap<string, unknown>, now[name] as ReadonlyMap<string, unknown>, (n) => entryKey(kind, n));
+  const flags = (set: ReadonlySet<string>) => new Map([...set].map((n) => [n, true]));
+  if (was.restartRequired.size !== 0 || now.restartRequired.size !== 0) table(flags(was.restartRequired), flags(now.restartRequired), (n) => entryKey('restartRequired', n));
+  const none = new Map<string, string>();
+  for (const [p, servers] of now.partitionServers) table(was.partitionServers.get(p) ?? none, servers, (s) => entryKey('partitionServer', p, s));
+  for (const [p, servers] of was.partitionServers) if (!now.partitionServers.has(p)) table(servers, none, (s) => entryKey('partitionServer', p, s));
+  return out;
+}
+
+/** Brings a snapshot in line with changed entries (as `stateChanges` gives them): what is stored now. */
+export function applyEntryChanges(snapshot: RuntimeState, changes: readonly EntryChange[]): void {
+  for (const c of changes) {
+    const [kind, a, b] = JSON.parse(c.key) as [string, string, string?];
+    const value = detached(c.after);
+    if (kind === 'restartRequired') {
+      if (value === undefined) snapshot.restartRequired.delete(a);
+      else snapshot.restartRequired.add(a);
+    } else if (kind === 'partitionServer') {
+      const held = snapshot.partitionServers.get(a) ?? new Map<string, string>();
+      snapshot.partitionServers.set(a, held);
+      if (value === undefined) held.delete(b!);
+      else held.set(b!, value as string);
+    } else {
+      const table = FLAT_TABLES.find(([k]) => k === kind);
+      const map = table && (snapshot[table[1]] as Map<string, unknown>);
+      if (value === undefined) map?.delete(a);
+      else map?.set(a, value);
+    }
+  }
+}
+
 export function stateToEntries(state: RuntimeState): Record<string, unknown> {
   // Keys are JSON arrays ('["server","ms1"]'): they never collide with Object.prototype's names.
   const out: Record<string, unknown> = {};
