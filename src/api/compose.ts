@@ -5,6 +5,7 @@
 import type { Catalog } from '../catalog/load.js';
 import { join } from 'node:path';
 import { DEPLOYABLE_COLLECTIONS, KeptArchives } from '../runtime/archives/kept.js';
+import type { ChangeSummary } from '../config/config-service.js';
 import { lifecycleOperations } from '../catalog/overlay/lifecycle.js';
 import type { Domain } from '../domain/domain.js';
 import { RuntimeCollections } from '../operations/collections.js';
@@ -121,7 +122,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   const laterSweep = domain.store.shared ? setTimeout(() => sweepArchives({ olderThan: started }), ARCHIVE_GRACE_MS) : undefined;
   laterSweep?.unref();
   domain.configService.onActivation((result) => {
-    if (result.keys.some((k) => DEPLOYABLE_COLLECTIONS.some((c) => k.startsWith(`${c}/`)))) sweepArchives();
+    if (result.changes.some(namesOtherArchives)) sweepArchives();
   });
   const api = new ManagementApi({
     catalog,
@@ -164,4 +165,15 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
       await journal.flush();
     },
   };
+}
+
+/**
+ * Whether a change may leave an archive no deployment names: a deployment (or library) made or
+ * removed, or its source or plan path changed. Other changes of a deployment (its targets, on a
+ * domain of fifty thousand) leave the archives as they are, and cost no look at every deployment.
+ */
+function namesOtherArchives(c: ChangeSummary): boolean {
+  if (!DEPLOYABLE_COLLECTIONS.some((collection) => c.identity[0] === collection)) return false;
+  if (c.identity.length !== 2) return c.identity.length < 2;
+  return c.operation !== 'modify' || c.properties === undefined || c.properties.some((p) => p.name === 'sourcePath' || p.name === 'planPath');
 }
