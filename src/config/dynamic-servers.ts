@@ -16,7 +16,7 @@ const PREFIX = 'servers/';
 export class WithDynamicServers implements TreeSource {
   private index?: Map<string, DynamicServer>;
   private names?: readonly string[];
-  private readonly roots = new Map<string, BeanRecord>();
+  private roots = new Map<string, BeanRecord>();
 
   constructor(
     readonly inner: TreeSource,
@@ -41,6 +41,28 @@ export class WithDynamicServers implements TreeSource {
   /** The dynamic server named (undefined for a configured server or none). */
   dynamic(name: string): DynamicServer | undefined {
     return this.servers().get(segmentKey(name));
+  }
+
+  /**
+   * Takes over the dynamic servers `previous` computed when `changes` (made to the configuration
+   * since) cannot have moved them: nothing changed of clusters but their own values, of server
+   * templates, machines or the domain, and no server came or went. True when taken over (the
+   * servers' list is then the same).
+   */
+  adopt(previous: WithDynamicServers, changes: readonly { operation: string; identity: readonly string[] }[]): boolean {
+    if (previous === this) return true;
+    if (previous.retained.length !== this.retained.length || previous.retained.some((n, i) => n !== this.retained[i])) return false;
+    for (const c of changes) {
+      const [collection, name] = c.identity;
+      if (collection === undefined || collection === 'serverTemplates' || collection === 'machines') return false;
+      const top = c.identity.length === 2 && c.operation === 'modify';
+      if (collection === 'clusters' && !top) return false;
+      if (collection === 'servers' && (name === undefined || (c.identity.length === 2 && !top))) return false;
+    }
+    this.index ??= previous.index;
+    this.names ??= previous.names;
+    if (this.roots.size === 0) this.roots = previous.roots;
+    return true;
   }
 
   /** Whether `name` would be a dynamic server of a cluster grown large enough. */

@@ -31,7 +31,7 @@ export class Topology implements PlacementView {
   private readonly named = new Map<string, Map<string, NamedBean>>();
   private members?: Map<string, string[]>;
   private readonly targetServers = new Map<string, readonly string[]>();
-  private readonly placements = new Map<string, { groups: PlacementGroup[]; byServer: Map<string, NamedBean[]> }>();
+  private readonly placements = new Map<string, { groups: PlacementGroup[]; byServer: Map<string, NamedBean[]>; byGroups: Map<string, NamedBean[]> }>();
   private readonly partitionPlaces = new Map<string, readonly string[]>();
   private readonly groupPlaces = new Map<string, readonly string[]>();
 
@@ -45,12 +45,17 @@ export class Topology implements PlacementView {
   /**
    * Takes over from the topology of the previous configuration version what the changes between
    * them cannot have moved: the lists of the top-level collections where no item came or went
-   * (their records are the same objects, but for the items changed, read again) and how their
-   * items group by target list; the servers those targets stand for are computed again (cluster
-   * members may have moved). The servers' own list is never taken over: dynamic servers follow
-   * clusters and templates.
+   * (their records are the same objects, but for the items changed, read again), their indexes by
+   * name, and how their items group by target list (the items changed moved to the group of their
+   * new targets); the servers those targets stand for are computed again (cluster members may have
+   * moved). The servers' own list is taken over only when nothing their dynamic servers are made
+   * from changed (clusters' dynamic servers, server templates, machines, the domain itself), and
+   * clusters' members too when no changed server moved to another cluster.
    */
   carry(previous: Topology, changes: readonly { operation: string; identity: readonly string[] }[]): this {
+    // Taken over once (the runtime carries as soon as it is told of the activation, and again when it follows it).
+    if (this.carried === previous) return this;
+    this.carried = previous;
     const cameOrWent = new Set<string>();
     const changed = new Map<string, Set<string>>();
     for (const c of changes) {
@@ -59,19 +64,101 @@ export class Topology implements PlacementView {
       if (name === undefined || (c.identity.length === 2 && c.operation !== 'modify')) cameOrWent.add(collection);
       else if (c.identity.length === 2) changed.set(collection, (changed.get(collection) ?? new Set()).add(name));
     }
-    const keep = (collection: string) => !collection.includes('/') && collection !== 'servers' && !cameOrWent.has(collection);
+    const servers = this.config.adopt(previous.config, changes);
+    const keep = (collection: string) => !collection.includes('/') && (collection !== 'servers' || servers) && !cameOrWent.has(collection);
+    /** Where the items changed stand in each list taken over (the same place in both versions). */
+    const positions = new Map<string, number[]>();
     for (const [key, list] of previous.lists) {
       if (!keep(key) || this.lists.has(key)) continue;
       const names = changed.get(key);
-      const fresh = names ? list.map((b) => (names.has(b.name) ? this.reread(key, b) : b)) : list;
-      if (fresh.every((b) => b !== undefined)) this.lists.set(key, fresh as NamedBean[]);
+      if (!names) {
+        this.lists.set(key, list);
+        continue;
+      }
+      const at: number[] = [];
+      for (let i = 0; i < list.length; i++) if (names.has(list[i]!.name)) at.push(i);
+      const fresh = list.slice();
+      let gone = false;
+      for (const i of at) {
+        const b = this.reread(key, list[i]!);
+        if (b) fresh[i] = b;
+        else gone = true;
+      }
+      if (gone) continue;
+      this.lists.set(key, fresh);
+      positions.set(key, at);
     }
-    for (const [key, index] of previous.named) if (keep(key) && !changed.has(key) && !this.named.has(key)) this.named.set(key, index);
+    for (const [key, index] of previous.named) {
+      if (!keep(key) || this.named.has(key)) continue;
+      const names = changed.get(key);
+      const list = this.lists.get(key);
+      if (!names) this.named.set(key, index);
+      else if (list) {
+        const updated = new Map(index);
+        for (const b of list) if (names.has(b.name)) updated.set(b.name, b);
+        this.named.set(key, updated);
+      }
+    }
+    if (servers && previous.members && this.lists.has('servers')) {
+      const names = changed.get('servers') ?? new Set<string>();
+      const cluster = (t: Topology, name: string) => JSON.stringify(t.server(name)?.values.cluster ?? null);
+      if ([...names].every((n) => cluster(previous, n) === cluster(this, n))) this.members = previous.members;
+    }
     for (const [key, index] of previous.placements) {
-      if (!keep(key) || changed.has(key) || this.placements.has(key)) continue;
-      this.placements.set(key, { groups: index.groups.map((g) => ({ targets: g.targets, items: g.items })), byServer: new Map() });
+      if (!keep(key) || this.placements.has(key)) continue;
+      const names = changed.get(key);
+      const groups = names ? this.regroup(key, index.groups, previous.lists.get(key), positions.get(key)) : index.groups.map((g) => ({ targets: g.targets, items: g.items }));
+      if (groups) this.placements.set(key, { groups, byServer: new Map(), byGroups: new Map() });
     }
+    this.carriedFrom = servers ? previous : undefined;
     return this;
+  }
+
+  private carried: Topology | undefined;
+
+  /** The topology this one took the servers' list over from (the same servers, with the same states' meaning). */
+  carriedFrom: Topology | undefined;
+
+  /**
+   * The previous grouping of a collection by target list, with the items changed (at `moved` in
+   * both versions' lists) moved from the group of their targets before to the group of their
+   * targets now (undefined when there are too many to move one by one: grouped afresh).
+   */
+  private regroup(collection: string, previous: readonly PlacementGroup[], was: readonly NamedBean[] | undefined, moved: readonly number[] | undefined): PlacementGroup[] | undefined {
+    const list = this.lists.get(collection);
+    if (!list || !was || !moved || moved.length > 64) return undefined;
+    const groups = new Map<string, PlacementGroup>();
+    for (const g of previous) groups.set(targetsKey(g.targets), { targets: g.targets, items: g.items });
+    const keyOf = (item: NamedBean) => {
+      const targets = item.values.targets;
+      return Array.isArray(targets) && targets.length > 0 ? targetsKey(targets) : undefined;
+    };
+    const leaving = new Set(moved);
+    for (const position of moved) {
+      const key = keyOf(was[position]!);
+      const group = key === undefined ? undefined : groups.get(key);
+      if (!group) continue;
+      const items = group.items.filter((entry) => !leaving.has(entry[0]));
+      if (items.length > 0) groups.set(key!, { targets: group.targets, items });
+      else groups.delete(key!);
+    }
+    for (const position of moved) {
+      const item = list[position]!;
+      const key = keyOf(item);
+      if (key === undefined) continue;
+      const group = groups.get(key);
+      if (!group) {
+        groups.set(key, { targets: item.values.targets as unknown[], items: [[position, item]] });
+        continue;
+      }
+      // In the collection's order, as grouping afresh would have it.
+      const items = [...group.items];
+      let at = items.length;
+      while (at > 0 && items[at - 1]![0] > position) at--;
+      items.splice(at, 0, [position, item]);
+      groups.set(key, { targets: group.targets, items });
+    }
+    return [...groups.values()];
   }
 
   /** A top-level item as this version holds it (undefined when it is gone). */
@@ -219,13 +306,23 @@ export class Topology implements PlacementView {
   placedOn(collection: string, server: string): readonly NamedBean[] {
     let index = this.placements.get(collection);
     if (!index) {
-      index = { groups: this.groupByTargets(collection), byServer: new Map() };
+      index = { groups: this.groupByTargets(collection), byServer: new Map(), byGroups: new Map() };
       this.placements.set(collection, index);
     }
     let placed = index.byServer.get(server);
     if (!placed) {
-      const groups = index.groups.filter((g) => (g.servers ??= new Set(this.serversOfTargets(g.targets))).has(server));
-      placed = groups.length === 1 ? groups[0]!.items.map(([, item]) => item) : groups.flatMap((g) => g.items).sort(([a], [b]) => a - b).map(([, item]) => item);
+      const matched: number[] = [];
+      index.groups.forEach((g, i) => {
+        if ((g.servers ??= new Set(this.serversOfTargets(g.targets))).has(server)) matched.push(i);
+      });
+      // Servers in the same groups (a cluster's members) share one list.
+      const key = matched.join(',');
+      placed = index.byGroups.get(key);
+      if (!placed) {
+        const groups = matched.map((i) => index!.groups[i]!);
+        placed = groups.length === 1 ? groups[0]!.items.map((entry) => entry[1]) : groups.flatMap((g) => g.items).sort((a, b) => a[0] - b[0]).map((entry) => entry[1]);
+        index.byGroups.set(key, placed);
+      }
       index.byServer.set(server, placed);
     }
     return placed;

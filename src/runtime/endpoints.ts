@@ -42,7 +42,7 @@ function port(value: unknown, fallback: number): number {
 export function configuredAdministrationPort(topology: Topology, name: string): number | undefined {
   const domain = topology.root?.values ?? {};
   if (domain.administrationPortEnabled !== true) return undefined;
-  const own = port(topology.servers().find((s) => s.name === name)?.values.administrationPort, 0);
+  const own = port(topology.server(name)?.values.administrationPort, 0);
   return own > 0 ? own : port(domain.administrationPort, DEFAULT_ADMINISTRATION_PORT);
 }
 
@@ -52,7 +52,7 @@ export function configuredAdministrationPort(topology: Topology, name: string): 
  * configuration's) say.
  */
 export function serverEndpoints(topology: Topology, name: string, offset: number, sslPort?: number, adminPort?: number | null): ServerEndpoints {
-  const server = topology.servers().find((s) => s.name === name);
+  const server = topology.server(name);
   const values = server?.values ?? {};
   const address = typeof values.listenAddress === 'string' ? values.listenAddress.trim() : '';
   const endpoints: Endpoint[] = [];

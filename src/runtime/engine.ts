@@ -531,16 +531,29 @@ export class RuntimeEngine implements RuntimeFigures {
     // store may have written them ahead of the activation that makes those beans.
     for (const s of topology.servers()) if (!this.state.servers.has(s.name)) this.state.servers.set(s.name, 'SHUTDOWN');
     for (const p of topology.partitions()) if (!this.state.partitions.has(p.name)) this.state.partitions.set(p.name, { ...HALTED });
-    const shape = domainShape(this.topology);
-    if (only === undefined || shape !== this.domainShape) this.domainTree = this.buildDomainTree();
-    this.domainShape = shape;
+    // Changes that can move none of the domain runtime's lists leave its shape as it was.
+    const shape = changes && this.domainShape && this.topology.carriedFrom && !changes.some(movesDomainShape) ? undefined : domainShape(this.topology);
+    const same = shape === undefined || sameShape(shape, this.domainShape);
+    if (only === undefined || !same) this.domainTree = this.buildDomainTree();
+    if (shape && !same) this.domainShape = keptShape(shape);
     if (only === undefined) this.serverTrees.clear();
-    const listed = new Set<string>();
+    this.runningApps = new Map();
+    try {
+      this.prepareServers(topology, only);
+    } finally {
+      this.runningApps = undefined;
+    }
+    for (const name of [...this.serverTrees.keys()]) if (!topology.server(name)) this.serverTrees.delete(name);
+    this.dataSources.keepServers(new Set(this.serverTrees.keys()));
+    this.serversChanged();
+  }
+
+  /** Each running server's runtime prepared (only those of `only` and those without one yet, when given). */
+  private prepareServers(topology: Topology, only: ReadonlySet<string> | undefined): void {
     for (const s of topology.servers()) {
-      listed.add(s.name);
       if (!REACHABLE.has(this.serverState(s.name))) {
         this.state.runningSince.delete(s.name);
-        this.serverTrees.delete(s.name);
+        if (this.serverTrees.has(s.name)) this.serverTrees.delete(s.name);
         continue;
       }
       if (!this.state.runningSince.has(s.name)) this.state.runningSince.set(s.name, this.now());
@@ -548,13 +561,10 @@ export class RuntimeEngine implements RuntimeFigures {
       this.serverTrees.stale(s.name);
       this.prepareServer(s);
     }
-    for (const name of [...this.serverTrees.keys()]) if (!listed.has(name)) this.serverTrees.delete(name);
-    this.dataSources.keepServers(new Set(this.serverTrees.keys()));
-    this.serversChanged();
   }
 
   /** What the domain runtime was last made from (its lists of names), to know when to make it again. */
-  private domainShape: string | undefined;
+  private domainShape: DomainShape | undefined;
 
   /** Servers where the beans of the activation under way showed before it ('all': not known). */
   private shownBefore: Set<string> | 'all' | undefined;
@@ -634,6 +644,9 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   private applyChanges(changes: readonly ActivationChange[], topology: Topology): void {
+    // What the changes cannot have moved is taken over from the topology followed so far, before
+    // anything is asked of the new one (a cluster's members, the servers' list).
+    if (topology.retained.length === 0) topology.carry(this.topology, changes);
     const before = this.shownBefore;
     this.shownBefore = undefined;
     // Removed servers and partitions take their states with them.
@@ -689,12 +702,18 @@ export class RuntimeEngine implements RuntimeFigures {
   /** `changes`: what changed since the current topology (what it knew of the rest is taken over). */
   private followDynamicServers(next: Topology, changes?: readonly ActivationChange[]): Topology {
     const base = next.retaining([]);
-    const listed = new Set(base.servers().map((s) => s.name));
-    const keep = [...this.state.servers].filter(([name, state]) => !STOPPED.has(state) && !listed.has(name) && base.couldBeDynamic(name)).map(([name]) => name);
-    for (const s of this.topology.servers()) {
-      if (s.values.dynamicallyCreated === true && !listed.has(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
+    // What the changes cannot have moved is taken over first (the servers' list among it, mostly).
+    if (changes) base.carry(this.topology, changes);
+    const keep: string[] = [];
+    for (const [name, state] of this.state.servers) if (!STOPPED.has(state) && !base.server(name) && base.couldBeDynamic(name)) keep.push(name);
+    // A servers' list taken over is the same list: no dynamic server left it.
+    if (base.carriedFrom !== this.topology) {
+      for (const s of this.topology.servers()) {
+        if (s.values.dynamicallyCreated === true && !base.server(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
+      }
     }
-    const followed = keep.length > 0 ? base.retaining(keep) : base;
+    if (keep.length === 0) return base;
+    const followed = base.retaining(keep);
     return changes ? followed.carry(this.topology, changes) : followed;
   }
 
@@ -754,13 +773,24 @@ export class RuntimeEngine implements RuntimeFigures {
     this.prepareServer(server);
   }
 
+  /**
+   * While servers are prepared one after the other (nothing changes meanwhile), the applications
+   * meant to run among those placed alike (a cluster's members share one list), found once.
+   */
+  private runningApps: Map<readonly NamedBean[], NamedBean[]> | undefined;
+
   /** What the server's runtime shows of the configuration now. */
   private planOf(server: NamedBean): ServerPlan {
     const t = this.topology;
-    const apps = t.placedOn('appDeployments', server.name).filter((app) => {
-      const intended = this.appIntendedState(app.name);
-      return intended === 'STATE_ACTIVE' || intended === 'STATE_ADMIN';
-    });
+    const placed = t.placedOn('appDeployments', server.name);
+    let apps = this.runningApps?.get(placed);
+    if (!apps) {
+      apps = placed.filter((app) => {
+        const intended = this.appIntendedState(app.name);
+        return intended === 'STATE_ACTIVE' || intended === 'STATE_ADMIN';
+      });
+      this.runningApps?.set(placed, apps);
+    }
     const partitions: ServerPlan['partitions'] = [];
     for (const p of t.partitions()) {
       // A partition has a runtime on a server when it is targeted there and active on it.
@@ -790,12 +820,24 @@ export class RuntimeEngine implements RuntimeFigures {
       servedChannel: servedChannelOf(endpointOf(this.endpoints(server.name), 'default')?.port),
       pools: new Map(),
     };
-    for (const app of plan.apps) if (moduleTypeOf(app) === 'rar') this.pools.ensure(server.name, `eis/${app.name}`);
+    for (const app of this.adaptersOf(plan.apps)) this.pools.ensure(server.name, `eis/${app.name}`);
     this.dataSources.beginServer(server.name);
     for (const ds of plan.dataSources) this.wantDataSource(ds, server.name, facts, '');
     for (const { partition, dataSources } of plan.partitions) for (const ds of dataSources) this.wantDataSource(ds, server.name, facts, partition.name);
     this.dataSources.endServer(server.name);
     this.workload.setFacts(server.name, facts);
+  }
+
+  /** The resource adapters among applications (a list shared by the servers placed alike is looked through once). */
+  private readonly adapters = new WeakMap<readonly NamedBean[], NamedBean[]>();
+
+  private adaptersOf(apps: readonly NamedBean[]): NamedBean[] {
+    let out = this.adapters.get(apps);
+    if (!out) {
+      out = apps.filter((app) => moduleTypeOf(app) === 'rar');
+      this.adapters.set(apps, out);
+    }
+    return out;
   }
 
   private wantDataSource(ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {
@@ -1011,14 +1053,42 @@ function libraryFacts(name: string): Record<string, unknown> {
 }
 
 /** The lists of names the domain runtime is made from: when they are the same, so is it. */
-function domainShape(t: Topology): string {
-  const names = (collection: string) => t.source.itemNames(collection);
-  return JSON.stringify([
-    t.domainName,
-    names('servers'),
-    names('appDeployments'),
-    names('libraries'),
-    t.partitions().map((p) => [p.name, p.values.partitionID ?? null, t.source.itemNames(childKey(keyOfIdentity(p.identity), 'resourceGroups'))]),
-    names('resourceGroups'),
-  ]);
+interface DomainShape {
+  lists: readonly (readonly string[])[];
+  /** The partitions with their IDs and resource groups (a few hundred names at most). */
+  partitions: string;
+}
+
+function domainShape(t: Topology): DomainShape {
+  return {
+    lists: [[t.domainName], t.source.itemNames('servers'), t.source.itemNames('appDeployments'), t.source.itemNames('libraries'), t.source.itemNames('resourceGroups')],
+    partitions: JSON.stringify(t.partitions().map((p) => [p.name, p.values.partitionID ?? null, t.source.itemNames(childKey(keyOfIdentity(p.identity), 'resourceGroups'))])),
+  };
+}
+
+/**
+ * Whether a change may move the domain runtime's lists (the servers' list aside, which a topology
+ * that took it over has not moved): the domain's name, servers, applications, libraries or resource groups
+ * coming or going, anything of a partition.
+ */
+function movesDomainShape(c: ActivationChange): boolean {
+  const [collection] = c.identity;
+  if (collection === undefined || collection === 'partitions') return true;
+  return c.identity.length <= 2 && c.operation !== 'modify' && (collection === 'servers' || collection === 'appDeployments' || collection === 'libraries' || collection === 'resourceGroups');
+}
+
+/** Whether two shapes are the same (name by name: tens of thousands of names cost a fraction of a millisecond). */
+function sameShape(a: DomainShape, b: DomainShape | undefined): boolean {
+  if (!b || a.partitions !== b.partitions || a.lists.length !== b.lists.length) return false;
+  return a.lists.every((list, i) => {
+    const other = b.lists[i]!;
+    if (list.length !== other.length) return false;
+    for (let j = 0; j < list.length; j++) if (list[j] !== other[j]) return false;
+    return true;
+  });
+}
+
+/** A shape kept to compare later ones with: its lists copied (the configuration's lists change in place). */
+function keptShape(shape: DomainShape): DomainShape {
+  return { lists: shape.lists.map((l) => [...l]), partitions: shape.partitions };
 }
