@@ -144,6 +144,7 @@ const FLAT_TABLES = [
   ['partition', 'partitions'],
   ['resourceGroup', 'resourceGroups'],
   ['application', 'applications'],
+  ['library', 'libraries'],
   ['dataSource', 'dataSources'],
   ['jmsPaused', 'jmsPaused'],
   ['retirement', 'retirements'],
@@ -151,6 +152,10 @@ const FLAT_TABLES = [
   ['adminChannel', 'adminChannels'],
   ['runningSince', 'runningSince'],
 ] as const;
+
+/** Every table of the state is compared: one added to RuntimeState and left out above fails to compile here. */
+const COMPARED: Record<Exclude<keyof RuntimeState, (typeof FLAT_TABLES)[number][1] | 'restartRequired' | 'partitionServers'>, never> = {};
+void COMPARED;
 
 /** One entry that differs between two states: its key, its value before (undefined: new) and after (undefined: removed). */
 export interface EntryChange {

@@ -75,3 +75,15 @@ test('the entries a write names bring what was stored to the whole state, and na
     { numRuns: 300 },
   );
 });
+
+test('an entry in any table of the state is written', () => {
+  const state = emptyRuntimeState();
+  const tables = Object.entries(state) as [string, unknown][];
+  for (const [, table] of tables) {
+    if (table instanceof Set) table.add('x');
+    else if (table instanceof Map) table.set('x', table === state.partitionServers ? new Map([['y', 'RUNNING']]) : 'value');
+  }
+  const changes = stateChanges(emptyRuntimeState(), state);
+  assert.equal(changes.length, tables.length, JSON.stringify(changes.map((c) => c.key)));
+  assert.deepEqual(new Set(changes.map((c) => c.key)), new Set(Object.keys(stateToEntries(state))));
+});
