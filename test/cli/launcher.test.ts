@@ -1,10 +1,10 @@
 // The launcher (bin/appserver-admin.js) runs the bundle in dist/bundle/ only when it was made from
-// the JavaScript now in dist/src/, so a compile after the bundle (`npx tsc` alone) never leaves the
-// command running older code. Checked on a copy of the built project whose bundle is marked: its
+// the JavaScript now in dist/src/ and the packages now installed, so a compile after the bundle
+// (`npx tsc` alone) or another version of a package never leaves the command running older code. Checked on a copy of the built project whose bundle is marked: its
 // `--help` says which of the two ran.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -21,7 +21,12 @@ function copyProject(): string {
   for (const part of ['bin', 'dist/src', 'dist/bundle', 'package.json']) {
     cpSync(join(ROOT, part), join(home, part), { recursive: true, filter: (from) => !from.endsWith('.map') });
   }
-  symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'));
+  // node_modules: the checkout's packages, linked, but for a copy of commander (which the bundle holds).
+  mkdirSync(join(home, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (name === 'commander') cpSync(join(ROOT, 'node_modules', name), join(home, 'node_modules', name), { recursive: true });
+    else symlinkSync(join(ROOT, 'node_modules', name), join(home, 'node_modules', name));
+  }
   const bundleMain = join(home, 'dist/bundle/main.js');
   const text = readFileSync(bundleMain, 'utf8');
   assert.equal(text.split(DESCRIPTION).length, 2, 'the bundle holds the command description once (npm run build makes the bundle)');
@@ -74,4 +79,15 @@ test('dist/src runs when the bundle or its record is missing, or a module it hol
   unlinkSync(join(gone, 'dist/src/http/app.js'));
   // main.js itself is intact, so --help works from dist/src; the bundle is not used for a tree that lost a file.
   assert.equal(description(gone), DESCRIPTION);
+});
+
+test('dist/src runs when another version of a package the bundle holds is installed', () => {
+  const home = copyProject();
+  const record = JSON.parse(readFileSync(join(home, 'dist/bundle/build.json'), 'utf8')) as { inputs: string[] };
+  assert.ok(record.inputs.includes('node_modules/commander/package.json'), 'the bundle holds commander');
+  assert.equal(description(home), `${DESCRIPTION} (from the bundle)`);
+  const manifest = join(home, 'node_modules/commander/package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+  writeFileSync(manifest, JSON.stringify({ ...pkg, version: `${pkg.version}-1` }, null, 2));
+  assert.equal(description(home), DESCRIPTION);
 });
