@@ -134,7 +134,8 @@ function uploadError(err: unknown, limits: UploadLimits): unknown {
     case 'FST_FIELDS_LIMIT':
       return tooLarge(`The upload has more parts than the server accepts: ${EXPECTED}.`);
     case 'FST_PROTO_VIOLATION':
-      return badRequest(`The upload has a part whose name is not accepted: ${EXPECTED}.`);
+      // The multipart reader refuses part names that every object has, without saying which one.
+      return badRequest(`The upload has a part named after a property every object has ('__proto__', 'constructor', 'toString'...), which is not accepted: ${EXPECTED}.`);
     case 'FST_INVALID_JSON_FIELD_ERROR':
       return badRequest("The multipart 'model' part is declared as JSON but is not valid JSON.", 'model');
   }

@@ -198,11 +198,28 @@ test('refused libraries answer 400 naming the field, and change nothing', async 
     const found = problems(await send(), what);
     assert.ok(found.some((p) => expected.test(p)), `${what}: ${JSON.stringify(found)}`);
   }
+  // Hostile names: a library name that climbs or holds a NUL, and upload parts named to climb out of
+  // the data directory, are refused naming the name or the part.
+  for (const name of ['../../etc/x', 'lib\u0000x', ' padded ']) {
+    const found = problems(await admin.post('edit/libraries', { name, sourcePath: '/srv/libs/x.jar' }, ASYNC), `the name ${JSON.stringify(name)}`);
+    assert.ok(found.some((p) => p.startsWith('name: ')), `${JSON.stringify(name)}: ${JSON.stringify(found)}`);
+  }
+  for (const part of ['../../../../tmp/evil', '__proto__']) {
+    const form = new FormData();
+    form.append('model', "{ name: 'parts' }");
+    form.append(part, new Blob([new Uint8Array(JAR)]), 'x.jar');
+    const r = await request(admin.url('edit/libraries'), { method: 'POST', body: form, auth: admin.auth, headers: { 'x-requested-by': 'library-tests' } });
+    const found = problems(r, `the part ${part}`);
+    // A climbing name is named as the property at fault; the multipart reader refuses names every
+    // object has before saying which one, so that message names the kind.
+    const named = part === '__proto__' ? (p: string) => p.includes("'__proto__'") : (p: string) => p.startsWith(`${part}: `) && p.includes(`'${part}'`);
+    assert.ok(found.some(named), `${part}: ${JSON.stringify(found)}`);
+  }
   // An application's name is refused the other way round too.
   const app = problems(await admin.post('edit/appDeployments', { name: 'jsf#2.0@1.0.0.0', sourcePath: '/srv/apps/x.war' }, ASYNC), 'an application under a library name');
   assert.ok(app.some((p) => /^name: A library named/.test(p)), JSON.stringify(app));
   assert.deepEqual(await names(admin, 'edit/libraries'), before);
-  for (const n of ['nosrc', 'nosrc-up', 'badtargets', 'nowhere', 'typo']) errorDetails(await admin.get(`${DPO}/${n}`), 404, `progress object of the refused ${n}`);
+  for (const n of ['nosrc', 'nosrc-up', 'badtargets', 'nowhere', 'typo', 'parts']) errorDetails(await admin.get(`${DPO}/${n}`), 404, `progress object of the refused ${n}`);
   // The existing library is as it was.
   assert.equal((await admin.get(`edit/libraries/${enc('jsf#2.0@1.0.0.0')}?fields=sourcePath`)).json.sourcePath, '/srv/libs/jsf-2.0.jar');
 });
