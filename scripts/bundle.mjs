@@ -83,7 +83,17 @@ const banner = [
 ].join('\n');
 
 // The old bundle's record goes first: should this run stop half-way, no bundle is taken for current.
-rmSync(OUT, { recursive: true, force: true });
+// Its files stay until the next build: a server started from it may still load a chunk on first use.
+// (Not when packing: the tarball holds this build's files only.)
+const RECORD = join(OUT, 'build.json');
+/** @type {string[]} */
+let previous = [];
+try {
+  if (process.env.npm_command !== 'pack' && process.env.npm_command !== 'publish') previous = JSON.parse(readFileSync(RECORD, 'utf8')).outputs ?? [];
+} catch {
+  // no bundle before, or none readable: nothing to keep
+}
+rmSync(RECORD, { force: true });
 mkdirSync(OUT, { recursive: true });
 const result = await build({
   entryPoints: { main: ENTRY },
@@ -114,7 +124,11 @@ const notices = packages.sort().map((folder) => {
   return `## ${name} ${version} (${license})\n\n\`\`\`\n${text}\n\`\`\`\n`;
 });
 writeFileSync(join(OUT, 'NOTICE.md'), `# Packages in this bundle\n\nThe files of dist/bundle/ hold the code of these packages, under their licences:\n\n${notices.join('\n')}`);
-const record = { inputs, fingerprint: fingerprint(ROOT, inputs) };
+const outputs = Object.keys(result.metafile.outputs).map((p) => posix(relative(OUT, resolve(ROOT, p))));
+for (const file of readdirSync(OUT)) {
+  if (file !== 'NOTICE.md' && !outputs.includes(file) && !previous.includes(file)) rmSync(join(OUT, file), { force: true });
+}
+const record = { inputs, fingerprint: fingerprint(ROOT, inputs), outputs };
 writeFileSync(join(OUT, 'build.json.tmp'), `${JSON.stringify(record, null, 1)}\n`);
-renameSync(join(OUT, 'build.json.tmp'), join(OUT, 'build.json'));
+renameSync(join(OUT, 'build.json.tmp'), RECORD);
 console.log(`dist/bundle: ${ours.length} modules of dist/src and ${packages.length} packages (${files.length - ours.length} files) in ${Object.keys(result.metafile.outputs).length} files`);
