@@ -665,6 +665,8 @@ export class SqlStore implements Store {
         if (!known || part.columns.some((c) => !known.columns.includes(c))) throw new Error(`table ${part.table} cannot be restored with columns ${part.columns.join(', ')}`);
         await this.insertMany(tx, `INSERT INTO ${known.name} (${part.columns.join(', ')})`, part.rows);
       }
+      // Audit records from a backup written before they were counted: one request each, the last at their time.
+      await tx.run('UPDATE audit SET last_at = at WHERE last_at IS NULL');
       if (this.db.dialect === 'postgres') {
         for (const t of BACKUP_TABLES) {
           if (!t.autoId) continue;

@@ -292,8 +292,11 @@ export async function* readBackup(source: AsyncIterable<Buffer | string>, opts: 
       if (seenTables.has(table.name)) throw new BackupError(`line ${n}: the table ${table.name} comes twice`);
       seenTables.add(table.name);
       const columns = value.columns;
-      if (!Array.isArray(columns) || columns.length !== table.columns.length || columns.some((c, i) => c !== table.columns[i])) {
-        throw new BackupError(`line ${n}: the columns of ${table.name} must be ${table.columns.join(', ')}`);
+      // Every column, or (a file written before some were added) every column but those.
+      const older = table.columns.slice(0, table.columns.length - (table.added?.length ?? 0));
+      const same = (want: readonly string[]) => Array.isArray(columns) && columns.length === want.length && columns.every((c, i) => c === want[i]);
+      if (!same(table.columns) && !same(older)) {
+        throw new BackupError(`line ${n}: the columns of ${table.name} must be ${table.columns.join(', ')}${older.length < table.columns.length ? ` (or, in a backup written before the last ones were added, ${older.join(', ')})` : ''}`);
       }
       if (!count(value.rows)) throw new BackupError(`line ${n}: the row count of ${table.name} is not a count`);
       if (value.rows > 0) rows = { table, columns: columns as string[], left: value.rows, group: [] };

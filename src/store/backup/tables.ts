@@ -12,6 +12,11 @@ export interface BackupTable {
   nullable: readonly string[];
   /** The auto-numbered column, whose counter a restore moves past the restored rows. */
   autoId?: string;
+  /**
+   * The last columns, added after backups of the table were first written: a file written before
+   * them names the columns without these (a restore then gives them their defaults).
+   */
+  added?: readonly string[];
 }
 
 export const BACKUP_TABLES: readonly BackupTable[] = [
@@ -25,7 +30,15 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: 'runtime', columns: ['key', 'data'], integers: [], nullable: [] },
   { name: 'tasks', columns: ['key', 'collection', 'ord', 'type', 'data'], integers: ['ord'], nullable: [] },
   { name: 'documents', columns: ['key', 'data', 'rev'], integers: ['rev'], nullable: [] },
-  { name: 'audit', columns: ['id', 'at', 'username', 'address', 'action', 'bean', 'outcome', 'detail'], integers: ['id', 'at'], nullable: ['username'], autoId: 'id' },
+  // A record stands for `count` requests of one kind, the last of them at `last_at`.
+  {
+    name: 'audit',
+    columns: ['id', 'at', 'username', 'address', 'action', 'bean', 'outcome', 'detail', 'count', 'last_at'],
+    integers: ['id', 'at', 'count', 'last_at'],
+    nullable: ['username', 'last_at'],
+    autoId: 'id',
+    added: ['count', 'last_at'],
+  },
   { name: 'snapshots', columns: ['name', 'created', 'bytes', 'data'], integers: ['created', 'bytes'], nullable: [] },
   { name: 'watch_events', columns: ['id', 'at', 'kind', 'data'], integers: ['id', 'at'], nullable: [], autoId: 'id' },
 ];
