@@ -10,7 +10,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startServer } from '../../src/cli/server.js';
-import { dataDirs, runCli } from '../support/cli.js';
+import { cliOutcome, dataDirs } from '../support/cli.js';
 import { AUTHN, type Client, client, createUser } from '../support/edit.js';
 import { createDatabase, createEnvironment, environments, http } from '../support/lcm.js';
 import { ADMIN, TEST_MAX_EVENT_LOOP_DELAY, type TestServer, basic, call, startTestServer } from '../support/server.js';
@@ -39,12 +39,7 @@ async function createServer(c: Client, name: string, port: number): Promise<void
   });
 }
 
-/** Runs the CLI and returns its exit code and output. */
-async function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  const run = runCli(args, env);
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const cli = cliOutcome;
 
 /** Starts a server on a restored data directory, on SQLite or on the store named. */
 function serveRestored(dataDir: string, store: string, secretKeyFile: string) {

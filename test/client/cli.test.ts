@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { execFile } from 'node:child_process';
-import { BIN, cliEnv, killRunning, runCli } from '../support/cli.js';
+import { BIN, cliEnv, cliOutcome, killRunning, runCli } from '../support/cli.js';
 import { type RuntimeServer, createUser, pollUntil, startRuntimeServer } from '../support/runtime-server.js';
 
 let srv: RuntimeServer;
@@ -37,11 +37,7 @@ interface Ran {
   err: string;
 }
 
-async function cli(args: string[], extra: Record<string, string | undefined> = {}): Promise<Ran> {
-  const run = runCli(args, env(extra));
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const cli = (args: string[], extra: Record<string, string | undefined> = {}): Promise<Ran> => cliOutcome(args, env(extra));
 
 function ok(r: Ran, what: string): Ran {
   assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.out}${r.err}`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { killRunning, runCli } from '../support/cli.js';
+import { cliOutcome, killRunning, serverEnv } from '../support/cli.js';
 import { type RuntimeServer, names, startRuntimeServer } from '../support/runtime-server.js';
 
 let srv: RuntimeServer;
@@ -35,13 +35,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ APPSERVER_URL: srv.origin, APPSERVER_USER: 'admin', APPSERVER_PASSWORD: 'welcome1', APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: dir });
-
-async function cli(args: string[]): Promise<{ code: number | string; out: string; err: string }> {
-  const run = runCli(args, env());
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const cli = (args: string[]) => cliOutcome(args, serverEnv(srv.origin, dir));
 
 test('apply deploys the libraries of a model (by path and by upload), discover writes them back, plan then finds nothing', async () => {
   const file = join(dir, 'libraries.yaml');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { startServer, type RunningServer } from '../../src/cli/server.js';
-import { killRunning, runCli } from '../support/cli.js';
+import { cliOutcome, killRunning, runCli, serverEnv } from '../support/cli.js';
 import { AUTHN, type Client, type RuntimeServer, basic, client, createUser, startRuntimeServer, testServerOptions } from '../support/runtime-server.js';
 import { inSession } from './support.js';
 
@@ -51,13 +51,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = (origin: string) => ({ APPSERVER_URL: origin, APPSERVER_USER: 'admin', APPSERVER_PASSWORD: 'welcome1', APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: dir });
-
-async function cli(origin: string, args: string[]): Promise<{ code: number | string; out: string; err: string }> {
-  const run = runCli(args, env(origin));
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const env = (origin: string) => serverEnv(origin, dir);
+const cli = (origin: string, args: string[]) => cliOutcome(args, env(origin));
 
 /** The model of a domain, as parsed YAML, without what differs between two domains by nature. */
 async function modelOf(origin: string, file: string): Promise<any> {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import { killRunning, runCli } from '../support/cli.js';
+import { cliOutcome, killRunning, serverEnv } from '../support/cli.js';
 import { type RuntimeServer, startRuntimeServer } from '../support/runtime-server.js';
 import { inSession } from './support.js';
 
@@ -33,13 +33,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ APPSERVER_URL: srv.origin, APPSERVER_USER: 'admin', APPSERVER_PASSWORD: 'welcome1', APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: dir });
-
-async function cli(args: string[]): Promise<{ code: number | string; out: string; err: string }> {
-  const run = runCli(args, env());
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const cli = (args: string[]) => cliOutcome(args, serverEnv(srv.origin, dir));
 
 test('discover writes a provider under its concrete type; apply makes it again of that type; plan then finds nothing', async () => {
   const file = join(dir, 'domain.yaml');

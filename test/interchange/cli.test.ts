@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startServer } from '../../src/cli/server.js';
-import { ROOT, killRunning, runCli } from '../support/cli.js';
+import { cliOutcome, killRunning, ROOT } from '../support/cli.js';
 import { basic, call } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'appserver-interchange-'));
@@ -16,11 +16,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | string; out: string; err: string }> {
-  const run = runCli(args, env);
-  const code = await run.exited;
-  return { code, out: run.stdout(), err: run.stderr() };
-}
+const cli = cliOutcome;
 
 const MODEL = `domainInfo:
   AdminUserName: boss

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { killRunning, runCli } from '../support/cli.js';
-import { ADMIN, type TestServer, call, startTestServer } from '../support/server.js';
+import { cliOutcome, killRunning, serverEnv } from '../support/cli.js';
+import { type TestServer, call, startTestServer } from '../support/server.js';
 
 let srv: TestServer | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'appserver-model-links-'));
@@ -18,11 +18,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<{ code: number | string; err: string }> {
-  const run = runCli(args, { APPSERVER_URL: srv!.origin, APPSERVER_USER: ADMIN.user, APPSERVER_PASSWORD: ADMIN.password, APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: dir });
-  const code = await run.exited;
-  return { code, err: run.stderr() };
-}
+const cli = (args: string[]) => cliOutcome(args, serverEnv(srv!.origin, dir));
 
 test("a model's wlsdeploy folder or archive that is a link out of the model's folder is refused before anything is read or sent", { timeout: 120_000 }, async () => {
   srv = await startTestServer();

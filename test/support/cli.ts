@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ADMIN } from './server.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 export const BIN = join(ROOT, 'bin', 'appserver-admin.js');
@@ -36,6 +37,28 @@ export function cliEnv(env: Record<string, string | undefined> = {}): Record<str
     else out[k] = v;
   }
   return out;
+}
+
+/** A command run to its end: its exit code (or the signal that ended it) and what it printed. */
+export interface CliOutcome {
+  code: number | string;
+  out: string;
+  err: string;
+}
+
+/** Runs `appserver-admin <args>` to its end; `env` as for `runCli`. */
+export async function cliOutcome(args: string[], env: Record<string, string | undefined> = {}): Promise<CliOutcome> {
+  const run = runCli(args, env);
+  const code = await run.exited;
+  return { code, out: run.stdout(), err: run.stderr() };
+}
+
+/**
+ * The variables that point the command at a server as its administrator, with no configuration
+ * file of the user's (`home`: where it looks for one instead).
+ */
+export function serverEnv(origin: string, home: string): Record<string, string | undefined> {
+  return { APPSERVER_URL: origin, APPSERVER_USER: ADMIN.user, APPSERVER_PASSWORD: ADMIN.password, APPSERVER_CONFIG: undefined, XDG_CONFIG_HOME: home };
 }
 
 /** Starts `appserver-admin <args>`; `env` adds variables (undefined removes one). */
