@@ -159,18 +159,35 @@ export class PostgresDriver implements SqlDriver {
     return this.client(await this.pool()).run(sql, params);
   }
 
-  async transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
+  /**
+   * A connection of the pool for one owner. The pool listens for errors of idle connections only;
+   * one checked out and lost between two statements (its backend terminated) would otherwise end
+   * the process, so its loss is noted in `lost`. `giveBack` returns it to the pool, or throws it
+   * away when it was lost.
+   */
+  private async checkout(): Promise<{ conn: pg.PoolClient; lost: unknown; giveBack: () => void }> {
     let conn: pg.PoolClient;
     try {
       conn = await (await this.pool()).connect();
     } catch (err) {
       throw this.translated(err);
     }
-    // The pool listens for errors of idle connections only; one checked out and lost between two
-    // statements (its backend terminated) would otherwise end the process.
-    let lost: unknown;
-    const onError = (err: unknown) => (lost = err);
+    const onError = (err: unknown) => (held.lost ??= err);
+    const held = {
+      conn,
+      lost: undefined as unknown,
+      giveBack: () => {
+        conn.removeListener('error', onError);
+        conn.release(held.lost === undefined ? undefined : true);
+      },
+    };
     conn.on('error', onError);
+    return held;
+  }
+
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
+    const held = await this.checkout();
+    const { conn } = held;
     try {
       // A snapshot sees the database as it was at its first statement, whatever commits meanwhile.
       await this.client(conn).run(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
@@ -179,18 +196,16 @@ export class PostgresDriver implements SqlDriver {
         await conn.query('COMMIT');
       } catch (err) {
         if (!connectionLost(err)) throw this.translated(err);
-        lost ??= err;
+        held.lost ??= err;
         throw markCommitUncertain(this.translated(err, COMMIT_UNKNOWN) as object);
       }
       return result;
     } catch (err) {
-      if (lost === undefined && connectionLost(err)) lost = err;
-      if (lost === undefined) await conn.query('ROLLBACK').catch(() => undefined);
+      if (held.lost === undefined && connectionLost(err)) held.lost = err;
+      if (held.lost === undefined) await conn.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      conn.removeListener('error', onError);
-      // A lost connection is thrown away, not given back to the pool.
-      conn.release(lost === undefined ? undefined : true);
+      held.giveBack();
     }
   }
 
@@ -199,28 +214,19 @@ export class PostgresDriver implements SqlDriver {
    * results are read through a cursor, a batch at a time.
    */
   async snapshot(): Promise<SnapshotReader> {
-    let conn: pg.PoolClient;
-    try {
-      conn = await (await this.pool()).connect();
-    } catch (err) {
-      throw this.translated(err);
-    }
-    let lost: unknown;
-    const onError = (err: unknown) => (lost = err);
-    conn.on('error', onError);
-    const q = this.client(conn);
+    const held = await this.checkout();
+    const q = this.client(held.conn);
     let open = true;
     const close = async () => {
       if (!open) return;
       open = false;
-      if (lost === undefined) await conn.query('ROLLBACK').catch((err: unknown) => (lost = err));
-      conn.removeListener('error', onError);
-      conn.release(lost === undefined ? undefined : true);
+      if (held.lost === undefined) await held.conn.query('ROLLBACK').catch((err: unknown) => (held.lost = err));
+      held.giveBack();
     };
     try {
       await q.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     } catch (err) {
-      lost ??= connectionLost(err) ? err : undefined;
+      if (connectionLost(err)) held.lost ??= err;
       await close();
       throw err;
     }
@@ -237,7 +243,7 @@ export class PostgresDriver implements SqlDriver {
             if (rows.length < size) return;
           }
         } finally {
-          if (open && lost === undefined) await q.run(`CLOSE ${cursor}`).catch(() => undefined);
+          if (open && held.lost === undefined) await q.run(`CLOSE ${cursor}`).catch(() => undefined);
         }
       },
       close,
