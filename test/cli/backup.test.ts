@@ -189,6 +189,8 @@ function handMade(lines: unknown[]): string {
   return `${body}${JSON.stringify({ end: true, lines: lines.length, sha256: createHash('sha256').update(body).digest('hex') })}\n`;
 }
 
+const AUDIT_COLUMNS = ['id', 'at', 'username', 'address', 'action', 'bean', 'outcome', 'detail', 'count', 'last_at'];
+
 test('damaged, truncated, foreign and hostile backup files are refused, and nothing is written', async () => {
   const good = readFileSync(backupFile, 'utf8');
   const lines = good.trimEnd().split('\n');
@@ -209,6 +211,9 @@ test('damaged, truncated, foreign and hostile backup files are refused, and noth
     { name: 'an unknown table', text: handMade([header, { table: 'sqlite_master', columns: ['name'], rows: 0 }]), error: /not one a backup holds/ },
     { name: 'a wrong column', text: handMade([header, { table: 'users', columns: ['name', 'hash', 'description; DROP TABLE users'], rows: 0 }]), error: /columns of users must be/ },
     { name: 'a value of the wrong type', text: handMade([header, { table: 'meta', columns: ['key', 'value'], rows: 1 }, ['created', 5]]), error: /meta\.value must be text/ },
+    { name: 'an audit record of no request', text: handMade([header, ...meta, { table: 'audit', columns: AUDIT_COLUMNS, rows: 1 }, [1, 1, 'admin', '127.0.0.1', 'x', 'y', 'success', '', 0, 1]]), error: /audit\.count must be at least 1, not 0/ },
+    { name: 'an audit count that is no whole number', text: handMade([header, ...meta, { table: 'audit', columns: AUDIT_COLUMNS, rows: 1 }, [1, 1, 'admin', '127.0.0.1', 'x', 'y', 'success', '', 1e300, 1]]), error: /audit\.count must be a whole number/ },
+    { name: 'audit columns neither old nor new', text: handMade([header, ...meta, { table: 'audit', columns: [...AUDIT_COLUMNS.slice(0, -2), 'count'], rows: 0 }]), error: /columns of audit must be .*\(or, in a backup written before the last ones were added/ },
     { name: 'a newer schema', text: handMade([{ ...header, schema: 999 }]), error: /newer than this version knows/ },
     { name: 'no domain', text: handMade([header]), error: /no meta table|no created domain/ },
   ];

@@ -206,6 +206,8 @@ function checkRow(row: unknown, table: BackupTable, columns: string[], n: number
       if (!table.nullable.includes(c)) throw new BackupError(`line ${n}: ${table.name}.${c} is null`);
     } else if (table.integers.includes(c)) {
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new BackupError(`line ${n}: ${table.name}.${c} must be a whole number, not ${clip(JSON.stringify(v))}`);
+      const least = table.least?.[c];
+      if (least !== undefined && v < least) throw new BackupError(`line ${n}: ${table.name}.${c} must be at least ${least}, not ${v}`);
     } else if (typeof v !== 'string') {
       throw new BackupError(`line ${n}: ${table.name}.${c} must be text, not ${clip(JSON.stringify(v))}`);
     }

@@ -17,6 +17,8 @@ export interface BackupTable {
    * them names the columns without these (a restore then gives them their defaults).
    */
   added?: readonly string[];
+  /** Whole-number columns with a least value (a record stands for at least one request). */
+  least?: Readonly<Record<string, number>>;
 }
 
 export const BACKUP_TABLES: readonly BackupTable[] = [
@@ -38,6 +40,7 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
     nullable: ['username', 'last_at'],
     autoId: 'id',
     added: ['count', 'last_at'],
+    least: { count: 1 },
   },
   { name: 'snapshots', columns: ['name', 'created', 'bytes', 'data'], integers: ['created', 'bytes'], nullable: [] },
   { name: 'watch_events', columns: ['id', 'at', 'kind', 'data'], integers: ['id', 'at'], nullable: [], autoId: 'id' },
