@@ -160,8 +160,7 @@ export class ConfigService {
     public version: number,
     private readonly scheduler: Scheduler,
   ) {
-    this.refs = new ReferenceIndex(catalog);
-    for (const [key, record] of config.entries()) this.refs.add(key, record);
+    this.refs = new ReferenceIndex(catalog, () => this.config.entries());
   }
 
   static async load(

@@ -1,5 +1,6 @@
 // Who references whom in the activated configuration, so that deleting a bean can clear the
-// references to it without scanning the domain.
+// references to it without scanning the domain. The index is made when first asked (a delete),
+// not at start-up: indexing every bean of a large domain would delay the first answer.
 import type { Catalog } from '../catalog/load.js';
 import type { PropDef, TypeDef } from '../catalog/model.js';
 import type { BeanRecord } from '../tree/records.js';
@@ -17,7 +18,20 @@ export class ReferenceIndex {
   /** Each type's reference properties: a type has many properties and few references, and a start indexes every bean. */
   private readonly references = new Map<TypeDef, PropDef[]>();
 
-  constructor(private readonly catalog: Catalog) {}
+  /** Whether the index holds every bean yet (until then, changes need not be followed). */
+  private built = false;
+
+  constructor(
+    private readonly catalog: Catalog,
+    /** Every bean of the activated configuration, read when the index is first asked. */
+    private readonly everyBean: () => Iterable<[string, BeanRecord]>,
+  ) {}
+
+  private ensureBuilt(): void {
+    if (this.built) return;
+    this.built = true;
+    for (const [key, record] of this.everyBean()) this.index(key, record);
+  }
 
   private referencesOf(type: TypeDef): PropDef[] {
     let props = this.references.get(type);
@@ -39,6 +53,10 @@ export class ReferenceIndex {
   }
 
   add(key: string, record: BeanRecord): void {
+    if (this.built) this.index(key, record);
+  }
+
+  private index(key: string, record: BeanRecord): void {
     for (const [prop, target] of this.targetsOf(record)) {
       const set = this.byTarget.get(target) ?? new Set<string>();
       set.add(`${key}\0${prop}`);
@@ -47,7 +65,7 @@ export class ReferenceIndex {
   }
 
   remove(key: string, record: BeanRecord | undefined): void {
-    if (!record) return;
+    if (!record || !this.built) return;
     for (const [prop, target] of this.targetsOf(record)) {
       const set = this.byTarget.get(target);
       set?.delete(`${key}\0${prop}`);
@@ -57,6 +75,7 @@ export class ReferenceIndex {
 
   /** Beans of the activated configuration that reference `target`. */
   referrers(target: string): Referrer[] {
+    this.ensureBuilt();
     const set = this.byTarget.get(target);
     if (!set) return [];
     return [...set].map((entry) => {

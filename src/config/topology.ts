@@ -34,6 +34,7 @@ export class Topology implements PlacementView {
   private readonly placements = new Map<string, { groups: PlacementGroup[]; byServer: Map<string, NamedBean[]>; byGroups: Map<string, NamedBean[]> }>();
   private readonly partitionPlaces = new Map<string, readonly string[]>();
   private readonly groupPlaces = new Map<string, readonly string[]>();
+  private partitionsByServer?: Map<string, NamedBean[]>;
 
   private readonly config: WithDynamicServers;
 
@@ -375,6 +376,21 @@ export class Topology implements PlacementView {
       this.partitionPlaces.set(partition.name, servers);
     }
     return servers;
+  }
+
+  /** The partitions targeted to the server named, in the partitions' order (one pass over them per topology). */
+  partitionsOn(server: string): readonly NamedBean[] {
+    if (!this.partitionsByServer) {
+      this.partitionsByServer = new Map();
+      for (const p of this.partitions()) {
+        for (const s of this.partitionServers(p)) {
+          const list = this.partitionsByServer.get(s);
+          if (list) list.push(p);
+          else this.partitionsByServer.set(s, [p]);
+        }
+      }
+    }
+    return this.partitionsByServer.get(server) ?? [];
   }
 
   /** The servers the partition named is targeted to (none when there is no such partition). */

@@ -31,14 +31,8 @@ import {
   type WatchEventWrite,
 } from './store.js';
 
-interface BeanRow {
-  key: string;
-  collection: string | null;
-  name: string | null;
-  ord: number | string;
-  type: string;
-  data: string;
-}
+/** The columns a bean is read from, in the order `beans` takes them. */
+const BEAN_COLUMNS = 'key, collection, name, ord, type, data';
 
 interface AuditRow {
   id: number | string;
@@ -202,22 +196,25 @@ export class SqlStore implements Store {
 
   // ---- bean trees ----
 
-  private beans(rows: BeanRow[]): StoredBean[] {
-    return rows.map((r) => ({ key: r.key, collection: r.collection, name: r.name, ord: Number(r.ord), type: r.type, values: JSON.parse(r.data) }));
+  /** Beans from rows of `BEAN_COLUMNS`, read as lists of columns. */
+  private beans(rows: unknown[][]): StoredBean[] {
+    const out = new Array<StoredBean>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [key, collection, name, ord, type, data] = rows[i] as [string, string | null, string | null, number | string, string, string];
+      out[i] = { key, collection, name, ord: Number(ord), type, values: JSON.parse(data) };
+    }
+    return out;
   }
 
   async loadTree(tree: string): Promise<StoredBean[]> {
-    return this.beans(await this.db.all<BeanRow>('SELECT key, collection, name, ord, type, data FROM beans WHERE tree = ? ORDER BY ord', [tree]));
+    return this.beans(await this.db.rows(`SELECT ${BEAN_COLUMNS} FROM beans WHERE tree = ? ORDER BY ord`, [tree]));
   }
 
   async loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]> {
     const out: StoredBean[] = [];
     for (const key of keys) {
       // '/' + 1 is '0': the range covers every key below this one.
-      const rows = await this.db.all<BeanRow>(
-        'SELECT key, collection, name, ord, type, data FROM beans WHERE tree = ? AND (key = ? OR (key >= ? AND key < ?)) ORDER BY ord',
-        [tree, key, `${key}/`, `${key}0`],
-      );
+      const rows = await this.db.rows(`SELECT ${BEAN_COLUMNS} FROM beans WHERE tree = ? AND (key = ? OR (key >= ? AND key < ?)) ORDER BY ord`, [tree, key, `${key}/`, `${key}0`]);
       out.push(...this.beans(rows));
     }
     return out;
@@ -732,7 +729,9 @@ export class SqlStore implements Store {
   async domainRows(): Promise<DomainRows> {
     return this.db.transaction(async (tx) => {
       const version = (await tx.all<{ value: string }>("SELECT value FROM meta WHERE key = 'configVersion'"))[0]?.value;
-      const beans = await tx.all<BeanRow>("SELECT key, collection, name, ord, type, data FROM beans WHERE tree = 'config' ORDER BY ord, key");
+      const beans = await tx.all<{ key: string; collection: string | null; name: string | null; ord: number | string; type: string; data: string }>(
+        `SELECT ${BEAN_COLUMNS} FROM beans WHERE tree = 'config' ORDER BY ord, key`,
+      );
       const sessions = await tx.all<{ name: string; info: string; changes: string }>('SELECT name, info, changes FROM sessions ORDER BY name');
       const runtime = await tx.all<{ key: string; data: string }>('SELECT key, data FROM runtime ORDER BY key');
       const tasks = await tx.all<{ key: string; collection: string; ord: number | string; type: string; data: string }>('SELECT key, collection, ord, type, data FROM tasks ORDER BY ord, key');

@@ -31,15 +31,55 @@ export class BeanTree implements TreeSource {
    */
   private readonly order: Map<string, number> | undefined;
 
+  /**
+   * Collections whose items are put when first needed (collection key -> what puts them): a
+   * runtime list of tens of thousands of beans that a start would otherwise make before it can
+   * answer, though nobody may read it. Undefined when none waits, so reads pay one check.
+   */
+  private deferred: Map<string, () => void> | undefined;
+
   constructor(opts: { stored?: boolean } = {}) {
     this.order = opts.stored === false ? undefined : new Map();
   }
 
+  /**
+   * Has `fill` put the items of the collection at `collectionKey` when the collection, a bean in
+   * it or a walk over it is first asked for. What `fill` puts must not depend on when it runs.
+   */
+  defer(collectionKey: string, fill: () => void): void {
+    (this.deferred ??= new Map()).set(collectionKey, fill);
+  }
+
+  /** Fills the deferred collections that `key` lies in and, with `below`, those lying below `key`. */
+  private settle(key: string, below: boolean): void {
+    const pending = this.deferred;
+    if (pending === undefined) return;
+    let due: string[] | undefined;
+    for (const collectionKey of pending.keys()) {
+      if (liesIn(key, collectionKey) || (below && liesIn(collectionKey, key))) (due ??= []).push(collectionKey);
+    }
+    if (due === undefined) return;
+    for (const collectionKey of due) {
+      const fill = pending.get(collectionKey);
+      if (fill === undefined) continue;
+      pending.delete(collectionKey);
+      if (pending.size === 0) this.deferred = undefined;
+      fill();
+    }
+  }
+
+  /** Fills every deferred collection (a walk over the whole tree). */
+  private settleAll(): void {
+    this.settle(ROOT_KEY, true);
+  }
+
   bean(key: string): BeanRecord | undefined {
+    if (this.deferred !== undefined) this.settle(key, false);
     return this.beans.get(key);
   }
 
   itemNames(collectionKey: string): readonly string[] {
+    if (this.deferred !== undefined) this.settle(collectionKey, false);
     return this.collections.get(collectionKey) ?? [];
   }
 
@@ -49,6 +89,7 @@ export class BeanTree implements TreeSource {
 
   /** Forgets every bean (a whole configuration is about to be put back). */
   clear(): void {
+    this.deferred = undefined;
     this.beans.clear();
     this.collections.clear();
     this.kids.clear();
@@ -72,6 +113,7 @@ export class BeanTree implements TreeSource {
 
   /** Stores a bean by key; items (collection and name given) are listed in their collection. */
   putRaw(key: string, record: BeanRecord, collectionKey: string | null, name: string | null, ord?: number): void {
+    if (this.deferred !== undefined) this.settle(key, false);
     if (key === ROOT_KEY) {
       this.beans.set(key, record);
       return;
@@ -109,6 +151,7 @@ export class BeanTree implements TreeSource {
 
   /** Keys of the bean at `key` and every bean below it, parents first. */
   subtree(key: string): string[] {
+    if (this.deferred !== undefined) this.settle(key, true);
     return this.walk(key).filter((k) => this.beans.has(k));
   }
 
@@ -125,6 +168,7 @@ export class BeanTree implements TreeSource {
 
   /** Removes a bean and everything below it. */
   remove(key: string): void {
+    if (this.deferred !== undefined) this.settle(key, true);
     const owner = ownerKey(key, this.isItem(key) ? upKey(key) : null);
     const keys = this.walk(key);
     for (const k of keys.reverse()) {
@@ -154,6 +198,7 @@ export class BeanTree implements TreeSource {
 
   /** Where an item sits: its collection key, name and order (undefined for singletons and the root). */
   placementOf(key: string): [string, string, number] | undefined {
+    if (this.deferred !== undefined) this.settle(key, false);
     if (!this.isItem(key)) return undefined;
     const collectionKey = upKey(key);
     const name = lastSegment(key);
@@ -176,12 +221,14 @@ export class BeanTree implements TreeSource {
    * which a tree built once and then only read (a runtime tree) never uses.
    */
   compact(): void {
+    this.settleAll();
     for (const [k, list] of this.kids) this.kids.set(k, list.slice());
     for (const [k, names] of this.collections) this.collections.set(k, names.slice());
   }
 
   /** Order number for an item appended to a collection: one past its last item's. */
   nextOrd(collectionKey: string): number {
+    if (this.deferred !== undefined) this.settle(collectionKey, false);
     const names = this.collections.get(collectionKey);
     const last = names?.[names.length - 1];
     return last === undefined ? 0 : ((this.order ? this.order.get(itemKey(collectionKey, last)) : undefined) ?? names!.length - 1) + 1;
@@ -189,14 +236,23 @@ export class BeanTree implements TreeSource {
 
   /** Every stored bean, for persistence and copying. */
   *entries(): IterableIterator<[string, BeanRecord]> {
+    this.settleAll();
     yield* this.beans.entries();
   }
 
   *collectionEntries(): IterableIterator<[string, readonly string[]]> {
+    this.settleAll();
     yield* this.collections.entries();
   }
 
   get size(): number {
+    this.settleAll();
     return this.beans.size;
   }
+}
+
+/** Whether `key` is `ancestor` or lies below it (no string made: this runs on reads). */
+function liesIn(key: string, ancestor: string): boolean {
+  if (ancestor === ROOT_KEY || key === ancestor) return true;
+  return key.length > ancestor.length && key.charCodeAt(ancestor.length) === 47 && key.startsWith(ancestor);
 }

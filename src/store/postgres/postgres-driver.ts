@@ -159,6 +159,15 @@ export class PostgresDriver implements SqlDriver {
     return this.client(await this.pool()).run(sql, params);
   }
 
+  async rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
+    const pool = await this.pool();
+    try {
+      return (await pool.query({ text: numbered(sql), values: params, rowMode: 'array' })).rows as unknown[][];
+    } catch (err) {
+      throw this.translated(err);
+    }
+  }
+
   /**
    * A connection of the pool for one owner. The pool listens for errors of idle connections only;
    * one checked out and lost between two statements (its backend terminated) would otherwise end

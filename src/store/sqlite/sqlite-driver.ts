@@ -66,6 +66,16 @@ export class SqliteDriver implements SqlDriver {
     return this.queue.run(() => this.direct.run(sql, params));
   }
 
+  rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
+    return this.queue.run(async () => {
+      try {
+        return this.db.prepare(sql).raw(true).all(...params) as unknown[][];
+      } catch (err) {
+        throw storageProblem(err, this.file);
+      }
+    });
+  }
+
   transaction<T>(fn: (tx: SqlClient) => Promise<T>, mode: TransactionMode = 'write'): Promise<T> {
     return this.queue.run(async () => {
       // A read-only transaction takes no write lock; in WAL mode it reads one committed state.
