@@ -877,9 +877,11 @@ export function referencedArchives(domain: Domain): Set<string> {
     if (!values) return;
     for (const v of [values.sourcePath, values.planPath]) if (typeof v === 'string' && v !== '') out.add(v);
   };
-  const topology = domain.topology();
+  // Read from the configuration itself: a topology made for this would list 50,000 applications
+  // as beans of its own at every start.
+  const config = domain.configService.config;
   for (const collection of DEPLOYABLE_COLLECTIONS) {
-    for (const bean of topology.items([], collection)) add(bean.values);
+    for (const name of config.itemNames(collection)) add(config.bean(itemKey(collection, name))?.values);
     for (const session of domain.configService.allSessions()) {
       if (!session.hasChanges) continue;
       for (const name of session.itemNames(collection)) add(session.bean(itemKey(collection, name))?.values);

@@ -706,8 +706,10 @@ export class RuntimeEngine implements RuntimeFigures {
     if (changes) base.carry(this.topology, changes);
     const keep: string[] = [];
     for (const [name, state] of this.state.servers) if (!STOPPED.has(state) && !base.server(name) && base.couldBeDynamic(name)) keep.push(name);
-    // A servers' list taken over is the same list: no dynamic server left it.
-    if (base.carriedFrom !== this.topology) {
+    // A servers' list taken over is the same list: no dynamic server left it; nor did one when the
+    // runtime follows the topology it was made with (at start-up: nothing to compare).
+    const sameServers = base.carriedFrom === this.topology || (next === this.topology && next.retained.length === 0);
+    if (!sameServers) {
       for (const s of this.topology.servers()) {
         if (s.values.dynamicallyCreated === true && !base.server(s.name) && !keep.includes(s.name)) this.state.servers.delete(s.name);
       }

@@ -231,3 +231,73 @@ test('a tree that is never stored answers like a stored one, whatever the puts a
     }),
   );
 });
+
+// A deferred collection (a runtime list of tens of thousands of beans) is put when first needed:
+// until then nothing of it is made, and whatever is asked afterwards, the tree answers as if it
+// had been put at once.
+test('a deferred collection is made only when something in it is needed, and once', () => {
+  const t = new BeanTree({ stored: false });
+  t.setRoot(rec('Domain'));
+  let fills = 0;
+  t.defer('servers', () => {
+    fills++;
+    for (const n of ['a', 'b']) t.putItem('', 'servers', n, rec('Server', { name: n }));
+  });
+  t.putItem('', 'clusters', 'c1', rec('Cluster'));
+  assert.equal(t.bean('clusters/c1')?.type, 'Cluster');
+  assert.equal(t.bean('')?.type, 'Domain');
+  assert.deepEqual(t.itemNames('clusters'), ['c1']);
+  assert.equal(t.bean('serversX/a'), undefined, 'a key that only begins like the collection leaves it deferred');
+  assert.equal(fills, 0, 'reading beside it makes nothing');
+  assert.equal(t.bean('servers/b')?.values.name, 'b');
+  assert.deepEqual(t.itemNames('servers'), ['a', 'b']);
+  assert.equal(fills, 1, 'made once');
+});
+
+test('a tree with a deferred collection answers like one where it was put at once, whatever comes after', () => {
+  const name = fc.constantFrom('a', 'b', 'c', 'e/f', 'ü');
+  const op = fc.oneof(
+    fc.record({ put: name, child: fc.boolean() }),
+    fc.record({ remove: name }),
+    fc.record({ removeLog: name }),
+    fc.record({ read: name }),
+    fc.record({ names: fc.constant(true) }),
+    fc.record({ walk: fc.constantFrom('', 'servers', 'clusters/c1') }),
+    fc.record({ clear: fc.constant(true) }),
+  );
+  fc.assert(
+    fc.property(fc.subarray(['a', 'b', 'c', 'e/f', 'ü']), fc.boolean(), fc.array(op, { maxLength: 30 }), (initial, stored, ops) => {
+      const eager = new BeanTree({ stored });
+      const lazy = new BeanTree({ stored });
+      const fillOf = (t: BeanTree) => () => {
+        for (const n of initial) t.putSingleton(t.putItem('', 'servers', n, rec('Server', { name: n })), 'log', rec('Log'));
+      };
+      for (const t of [eager, lazy]) {
+        t.setRoot(rec('Domain'));
+        t.putItem('', 'clusters', 'c1', rec('Cluster'));
+      }
+      fillOf(eager)();
+      lazy.defer('servers', fillOf(lazy));
+      for (const o of ops) {
+        const answers = [eager, lazy].map((t) => {
+          if ('put' in o) {
+            const key = t.putItem('', 'servers', o.put, rec('Server', { name: o.put, again: true }));
+            if (o.child) t.putSingleton(key, 'log', rec('Log'));
+            return undefined;
+          }
+          if ('remove' in o) return t.remove(itemKey('servers', o.remove));
+          if ('removeLog' in o) return t.remove(`${itemKey('servers', o.removeLog)}/log`);
+          if ('read' in o) return t.bean(itemKey('servers', o.read));
+          if ('names' in o) return [...t.itemNames('servers')];
+          if ('walk' in o) return new Set(t.subtree(o.walk));
+          return t.clearCollection('servers');
+        });
+        assert.deepEqual(answers[1], answers[0], JSON.stringify(o));
+      }
+      assert.deepEqual(lazy.itemNames('servers'), eager.itemNames('servers'));
+      assert.deepEqual(new Map(lazy.entries()), new Map(eager.entries()));
+      assert.equal(lazy.size, eager.size);
+      for (const n of eager.itemNames('servers')) assert.deepEqual(lazy.placementOf(itemKey('servers', n)), eager.placementOf(itemKey('servers', n)));
+    }),
+  );
+});
