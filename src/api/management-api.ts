@@ -870,8 +870,12 @@ function beforeParam(query: Record<string, unknown> | undefined): number | undef
 
 export type { Identity };
 
-/** Paths of the archives and plans deployments name: the active configuration's and every edit session's. */
-export function referencedArchives(domain: Domain): Set<string> {
+/**
+ * Paths of the archives and plans deployments name: the active configuration's and every edit
+ * session's. `activated` lists the active configuration's deployments when the caller holds them
+ * already (a start-up's runtime does: listing 50,000 applications again costs a tenth of a second).
+ */
+export function referencedArchives(domain: Domain, activated?: (collection: string) => readonly { values: Record<string, unknown> }[]): Set<string> {
   const out = new Set<string>();
   const add = (values: Record<string, unknown> | undefined) => {
     if (!values) return;
@@ -881,7 +885,8 @@ export function referencedArchives(domain: Domain): Set<string> {
   // as beans of its own at every start.
   const config = domain.configService.config;
   for (const collection of DEPLOYABLE_COLLECTIONS) {
-    for (const name of config.itemNames(collection)) add(config.bean(itemKey(collection, name))?.values);
+    if (activated) for (const bean of activated(collection)) add(bean.values);
+    else for (const name of config.itemNames(collection)) add(config.bean(itemKey(collection, name))?.values);
     for (const session of domain.configService.allSessions()) {
       if (!session.hasChanges) continue;
       for (const name of session.itemNames(collection)) add(session.bean(itemKey(collection, name))?.values);

@@ -191,6 +191,8 @@ function handMade(lines: unknown[]): string {
 
 const AUDIT_COLUMNS = ['id', 'at', 'username', 'address', 'action', 'bean', 'outcome', 'detail', 'count', 'last_at'];
 
+const BEAN_COLUMNS = ['tree', 'key', 'collection', 'name', 'ord', 'type', 'data'];
+
 test('damaged, truncated, foreign and hostile backup files are refused, and nothing is written', async () => {
   const good = readFileSync(backupFile, 'utf8');
   const lines = good.trimEnd().split('\n');
@@ -214,6 +216,8 @@ test('damaged, truncated, foreign and hostile backup files are refused, and noth
     { name: 'an audit record of no request', text: handMade([header, ...meta, { table: 'audit', columns: AUDIT_COLUMNS, rows: 1 }, [1, 1, 'admin', '127.0.0.1', 'x', 'y', 'success', '', 0, 1]]), error: /audit\.count must be at least 1, not 0/ },
     { name: 'an audit count that is no whole number', text: handMade([header, ...meta, { table: 'audit', columns: AUDIT_COLUMNS, rows: 1 }, [1, 1, 'admin', '127.0.0.1', 'x', 'y', 'success', '', 1e300, 1]]), error: /audit\.count must be a whole number/ },
     { name: 'audit columns neither old nor new', text: handMade([header, ...meta, { table: 'audit', columns: [...AUDIT_COLUMNS.slice(0, -2), 'count'], rows: 0 }]), error: /columns of audit must be .*\(or, in a backup written before the last ones were added/ },
+    { name: 'a bean whose values are not JSON', text: handMade([header, ...meta, { table: 'beans', columns: BEAN_COLUMNS, rows: 1 }, ['config', 'servers/x', 'servers', 'x', 0, 'T', '{"name":']]), error: /beans\.data must be the JSON text of an object/ },
+    { name: 'a bean whose values are a list', text: handMade([header, ...meta, { table: 'beans', columns: BEAN_COLUMNS, rows: 1 }, ['config', 'servers/x', 'servers', 'x', 0, 'T', '[1]']]), error: /beans\.data must be the JSON text of an object, not "\[1\]"/ },
     { name: 'a newer schema', text: handMade([{ ...header, schema: 999 }]), error: /newer than this version knows/ },
     { name: 'no domain', text: handMade([header]), error: /no meta table|no created domain/ },
   ];

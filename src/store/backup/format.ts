@@ -198,6 +198,14 @@ export function archiveSegments(path: unknown): string[] {
   return segments;
 }
 
+function isObjectText(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 function checkRow(row: unknown, table: BackupTable, columns: string[], n: number): unknown[] {
   if (!Array.isArray(row) || row.length !== columns.length) throw new BackupError(`line ${n}: a row of ${table.name} must be an array of ${columns.length} values`);
   columns.forEach((c, i) => {
@@ -210,6 +218,8 @@ function checkRow(row: unknown, table: BackupTable, columns: string[], n: number
       if (least !== undefined && v < least) throw new BackupError(`line ${n}: ${table.name}.${c} must be at least ${least}, not ${v}`);
     } else if (typeof v !== 'string') {
       throw new BackupError(`line ${n}: ${table.name}.${c} must be text, not ${clip(JSON.stringify(v))}`);
+    } else if (table.objects?.includes(c) && !isObjectText(v)) {
+      throw new BackupError(`line ${n}: ${table.name}.${c} must be the JSON text of an object, not ${clip(JSON.stringify(v))}`);
     }
   });
   return row;

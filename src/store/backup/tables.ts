@@ -19,11 +19,16 @@ export interface BackupTable {
   added?: readonly string[];
   /** Whole-number columns with a least value (a record stands for at least one request). */
   least?: Readonly<Record<string, number>>;
+  /**
+   * Columns that hold a JSON object's text (a bean's values): a restored value that is not one
+   * would stop the next start of the server, which reads it as such.
+   */
+  objects?: readonly string[];
 }
 
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: 'meta', columns: ['key', 'value'], integers: [], nullable: [] },
-  { name: 'beans', columns: ['tree', 'key', 'collection', 'name', 'ord', 'type', 'data'], integers: ['ord'], nullable: ['collection', 'name'] },
+  { name: 'beans', columns: ['tree', 'key', 'collection', 'name', 'ord', 'type', 'data'], integers: ['ord'], nullable: ['collection', 'name'], objects: ['data'] },
   { name: 'users', columns: ['name', 'hash', 'description'], integers: [], nullable: [] },
   { name: 'groups', columns: ['name', 'description'], integers: [], nullable: [] },
   { name: 'group_members', columns: ['grp', 'member'], integers: [], nullable: [] },
