@@ -881,8 +881,8 @@ export function referencedArchives(domain: Domain, activated?: (collection: stri
     if (!values) return;
     for (const v of [values.sourcePath, values.planPath]) if (typeof v === 'string' && v !== '') out.add(v);
   };
-  // Read from the configuration itself: a topology made for this would list 50,000 applications
-  // as beans of its own at every start.
+  // Without them, read from the configuration itself (a topology made for this would list every
+  // application as a bean of its own).
   const config = domain.configService.config;
   for (const collection of DEPLOYABLE_COLLECTIONS) {
     if (activated) for (const bean of activated(collection)) add(bean.values);
