@@ -3,7 +3,8 @@
 // and the deployment run to ACTIVE on that target, then stops, starts, redeploys and undeploys it;
 // the server's own error text shows when it refuses an upload and when a deployment fails; an
 // upload made in an edit session waits for its activation; one the server holds unread can be
-// cancelled; an Operator may only start and stop; a Monitor sees the applications (kept current by
+// cancelled; an archive deployed as a shared library is listed apart and can be undeployed; an
+// Operator may only start and stop; a Monitor sees the applications (kept current by
 // the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list a
 // page at a time with a search.
 import assert from 'node:assert/strict';
@@ -31,6 +32,12 @@ const ARCHIVE = makeZip({
   'WEB-INF/web.xml': webXml([{ name: 'Hello', className: 'demo.Hello', patterns: ['/hello/*'] }]),
   'WEB-INF/lib/content.bin': randomBytes(1536 * 1024),
   'index.html': '<!doctype html><title>hello</title><p>hello</p>\n',
+});
+
+// A shared library's archive: a manifest naming it, and a class file's worth of bytes.
+const LIBRARY = makeZip({
+  'META-INF/MANIFEST.MF': 'Manifest-Version: 1.0\nExtension-Name: commons\nSpecification-Version: 1.0\n',
+  'commons/Util.class': randomBytes(2048),
 });
 
 // A deployment plan to go with it: an override of the web module's session time-out.
@@ -158,6 +165,35 @@ describe('the Deployments view of the console', { skip }, () => {
     await act(row, 'undeploy');
     await row.waitFor({ state: 'detached' });
     assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/hello`)).status, 404);
+    await page.context().close();
+  });
+
+  test('an administrator deploys an archive as a shared library, sees it listed apart from the applications, and undeploys it', async () => {
+    const page = await consolePage(ADMIN.user, ADMIN.password);
+    await page.getByRole('radio', { name: 'a shared library' }).check();
+    await page.locator('input[type="file"][name="archive"]').setInputFiles({ name: 'commons.jar', mimeType: 'application/octet-stream', buffer: LIBRARY });
+    assert.equal(await page.locator('input[name="name"]').inputValue(), 'commons');
+    await page.getByRole('checkbox', { name: 'AdminServer' }).check();
+    await page.locator('#deploy').click();
+    await page.locator('.upload .task.done[data-task="commons deploy"]').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('.upload .task').innerText(), /STATE_COMPLETED success/);
+    const row = page.locator('table.libraries tr[data-library="commons"]');
+    await row.waitFor();
+    assert.equal(await page.locator('tr[data-app="commons"]').count(), 0, 'a library is no application');
+    const cfg = await call(`${srv.latest}/domainConfig/libraries/commons?links=none&fields=targets,sourcePath`);
+    assert.equal(cfg.status, 200, cfg.text);
+    assert.deepEqual(cfg.json.targets, [{ identity: ['servers', 'AdminServer'] }]);
+    assert.deepEqual(readFileSync(cfg.json.sourcePath), LIBRARY, 'the server keeps exactly the bytes the browser sent');
+    assert.equal((await call(`${srv.latest}/domainConfig/appDeployments/commons`)).status, 404, 'deployed as a library only');
+    assert.equal((await call(`${srv.latest}/domainRuntime/deploymentManager/libDeploymentRuntimes/commons`)).status, 200);
+    // The radio stays where the user put it: the next archive is a library too unless changed.
+    assert.equal(await page.getByRole('radio', { name: 'a shared library' }).isChecked(), true);
+
+    await row.locator('button[data-op="undeploy"]').click();
+    await row.locator('button[data-op="confirm-undeploy"]').click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await call(`${srv.latest}/domainConfig/libraries/commons`)).status, 404);
+    assert.match(await page.locator('section[aria-labelledby="libs-h"]').innerText(), /No library is deployed/);
     await page.context().close();
   });
 
@@ -382,7 +418,7 @@ describe('the Deployments view of a domain with a library', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     const library = page.locator('table.libraries tr[data-library="shared-lib"]');
     await library.waitFor();
-    assert.equal(await library.innerText(), 'shared-lib\tlibs/shared-lib.war\tAdminServer');
+    assert.equal(await library.innerText(), 'shared-lib\tlibs/shared-lib.war\tAdminServer\tundeploy', 'an administrator may undeploy it');
     assert.equal(await page.locator('tr[data-app="shared-lib"]').count(), 0, 'a library is no application');
     await page.locator('tr[data-app="shop"] .app-state[data-target="AdminServer"]').waitFor();
     await context.close();

@@ -1,5 +1,6 @@
-// Deployments: the domain's applications with their state on each target, its libraries, an
-// archive upload with a progress bar, and start, stop, redeploy, undeploy, each followed to its end.
+// Deployments: the domain's applications with their state on each target, its shared libraries, an
+// archive upload (an application or a library) with a progress bar, and start, stop, redeploy and
+// undeploy, each followed to its end.
 // Everything goes through the public REST interface; the view follows the watch stream to stay current.
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import { BASE, CallError, answered, api, callHeaders, followTask, hasRole, html, taskFailed } from './lib.js';
@@ -151,19 +152,49 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
   </tr>`;
 }
 
+/** A shared library: where it comes from and where it is targeted; a Deployer may undeploy it. */
+function LibraryRow({ library, may, onChanged, onUndeploy }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState(undefined);
+  const undeploy = async () => {
+    setConfirming(false);
+    setError(undefined);
+    try {
+      await runTask(`${DM}/libDeploymentRuntimes/${enc(library.name)}/undeploy`, {}, (t) => onUndeploy(library.name, t));
+    } catch (err) {
+      setError(`undeploy: ${err.message}`);
+    } finally {
+      onChanged();
+    }
+  };
+  return html`<tr data-library=${library.name}>
+    <th scope="row">${library.name}</th>
+    <td class="source">${library.sourcePath || ''}</td>
+    <td>${(library.targets || []).map((t) => refName(t).name).join(', ')}</td>
+    ${may.deploy && html`<td class="actions">
+      ${!confirming && html`<button type="button" data-op="undeploy" aria-label=${`undeploy ${library.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
+      ${confirming && html`<span class="confirm">Undeploy ${library.name}?
+        <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
+        <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+    </td>`}
+  </tr>`;
+}
+
 /** The operation of a progress object (its operationType, as this server numbers them). */
 function opName(task) {
   return ['', 'start', 'stop', 'deploy', 'undeploy', 'redeploy', 'distribute', 'update', 'extend'][task.operationType] || 'deployment';
 }
 
 /**
- * Sends a multipart deployment with XMLHttpRequest, whose upload reports progress (fetch's does
- * not). `progress(loaded, total)` hears of the bytes sent; `hold(xhr)` gets the request, to cancel it.
+ * Sends a multipart deployment to `collection` (appDeployments or libraries) with XMLHttpRequest,
+ * whose upload reports progress (fetch's does not). `progress(loaded, total)` hears of the bytes
+ * sent; `hold(xhr)` gets the request, to cancel it.
  */
-function sendUpload(form, progress, hold) {
+function sendUpload(collection, form, progress, hold) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `${BASE}/edit/appDeployments`);
+    xhr.open('POST', `${BASE}/edit/${collection}`);
     // The server answers as soon as the upload is stored; the deployment is followed as a task.
     for (const [k, v] of Object.entries({ ...callHeaders('POST'), Prefer: 'respond-async' })) xhr.setRequestHeader(k, v);
     xhr.timeout = UPLOAD_TIMEOUT_MS;
@@ -205,6 +236,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
   const [note, setNote] = useState(undefined);
   const [error, setError] = useState(undefined);
   const [busy, setBusy] = useState(false);
+  const [kind, setKind] = useState('application');
   const request = useRef(undefined);
   const choose = (event) => {
     const next = event.target.files[0];
@@ -226,7 +258,7 @@ function UploadForm({ user, servers, clusters, onChanged }) {
       form.append('model', JSON.stringify({ name, targets: targets.map((t) => ({ identity: t.split('/') })) }));
       form.append('sourcePath', file, file.name);
       if (plan) form.append('deploymentPlan', plan, plan.name);
-      const r = await sendUpload(form, (loaded, total) => setSent({ loaded, total }), (xhr) => (request.current = xhr));
+      const r = await sendUpload(kind === 'library' ? 'libraries' : 'appDeployments', form, (loaded, total) => setSent({ loaded, total }), (xhr) => (request.current = xhr));
       setSent((s) => ({ loaded: s.total, total: s.total }));
       let last;
       if (r.status === 202) {
@@ -263,6 +295,9 @@ function UploadForm({ user, servers, clusters, onChanged }) {
   return html`<section aria-labelledby="upload-h" class="upload">
     <h2 id="upload-h">Deploy an archive</h2>
     <form onSubmit=${submit} aria-label="Deploy an archive">
+      <fieldset class="kind" disabled=${busy}><legend>Deploy as</legend>
+        ${[['application', 'an application'], ['library', 'a shared library']].map(([value, label]) => html`<label><input type="radio" name="kind" value=${value} checked=${kind === value} onChange=${() => setKind(value)} /> ${label}</label>`)}
+      </fieldset>
       <label>Archive <input type="file" name="archive" accept=".war,.ear,.jar,.rar" disabled=${busy} onChange=${choose} /></label>
       <label>Deployment plan (optional) <input type="file" name="plan" accept=".xml" disabled=${busy} onChange=${(e) => setPlan(e.target.files[0])} /></label>
       <label>Name <input name="name" value=${name} disabled=${busy} onInput=${(e) => setName(e.target.value)} required /></label>
@@ -307,8 +342,8 @@ export function Deployments({ user }) {
     <section aria-labelledby="libs-h">
       <h2 id="libs-h">Libraries</h2>
       ${data.libraries.length === 0 ? html`<p>No library is deployed.</p>` : html`<div class="scroll"><table class="libraries">
-        <thead><tr><th>Library</th><th>Source</th><th>Targets</th></tr></thead>
-        <tbody>${data.libraries.map((l) => html`<tr data-library=${l.name}><th scope="row">${l.name}</th><td class="source">${l.sourcePath || ''}</td><td>${(l.targets || []).map((t) => refName(t).name).join(', ')}</td></tr>`)}</tbody>
+        <thead><tr><th>Library</th><th>Source</th><th>Targets</th>${may.deploy && html`<th>Actions</th>`}</tr></thead>
+        <tbody>${data.libraries.map((l) => html`<${LibraryRow} key=${l.name} library=${l} may=${may} onChanged=${reload} onUndeploy=${onUndeploy} />`)}</tbody>
       </table></div>`}
     </section>
     ${may.deploy && html`<${UploadForm} user=${user} servers=${data.servers} clusters=${data.clusters} onChanged=${reload} />`}`;
