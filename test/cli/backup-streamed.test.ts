@@ -4,24 +4,19 @@
 // be folded again; on PostgreSQL no connection is left inside a transaction).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { takeBackup } from '../../src/store/backup/take.js';
-import { type Client, client } from '../support/edit.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { client, type Client, serverForTests } from '../support/edit.js';
+import { type TestServer } from '../support/server.js';
 import { onPostgres, storeFor } from '../support/store.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 async function activate(names: string[]): Promise<void> {

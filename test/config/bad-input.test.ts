@@ -2,20 +2,15 @@
 // must be refused with a 4xx JSON error naming what was wrong, and must leave nothing behind.
 // Then the relaxed body dialects real clients send must each create a bean.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type Client, type Reply, assertProblem, changeManager, client, errorItems, postHuge } from '../support/edit.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { before, describe, test } from 'node:test';
+import { assertProblem, changeManager, type Client, errorItems, postHuge, type Reply, serverForTests } from '../support/edit.js';
+import { type TestServer } from '../support/server.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 interface Row {

@@ -4,21 +4,16 @@
 // overwrite each other unknowingly. Runs on SQLite, and on PostgreSQL with APPSERVER_TEST_PG (where
 // two servers sharing the store judge each other's tags too).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ESC, type Client, type Reply, assertProblem, client, createUser, errorItems } from '../support/edit.js';
-import { call, startTestServer, type TestServer } from '../support/server.js';
+import { describe, test } from 'node:test';
+import { assertProblem, type Client, createUser, errorItems, ESC, type Reply, serverForTests } from '../support/edit.js';
+import { call, type TestServer } from '../support/server.js';
 import { sharedStoreAvailable, startSharedPair } from '../support/shared-store.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 function etagOf(r: Reply, what: string): string {

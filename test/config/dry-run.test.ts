@@ -3,20 +3,15 @@
 // everything a real activation judges and answers the same diff, changing nothing (configuration,
 // version, lock, session, records, runtime); the real activation then records exactly that diff.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ESC, type Client, assertProblem, client, createUser, errorItems } from '../support/edit.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, test } from 'node:test';
+import { assertProblem, client, type Client, createUser, errorItems, ESC, serverForTests } from '../support/edit.js';
+import { type TestServer } from '../support/server.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 type Json = Record<string, any>;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Client, assertProblem, changeManager, client, errorItems } from '../support/edit.js';
+import { assertProblem, changeManager, client, type Client, errorItems, serverForTests } from '../support/edit.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const DS = 'JDBCSystemResources/ds9';
@@ -216,14 +216,9 @@ describe('one edit session, activated, then restarted', () => {
 describe('the change manager', () => {
   let srv: TestServer;
   let admin: Client;
-
-  before(async () => {
-    srv = await startTestServer();
-    admin = client(() => srv.latest);
-  });
-
-  after(async () => {
-    await srv.stop(true);
+  serverForTests((started, administrator) => {
+    srv = started;
+    admin = administrator;
   });
 
   test('cancelEdit discards every change of the session and releases the lock', async () => {

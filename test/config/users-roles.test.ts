@@ -2,20 +2,15 @@
 // rights of its group; read-only roles can read everything and change nothing; password rules;
 // removing a user or resetting its password takes effect on the very next request.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { AUTHN, ESC, type Client, assertProblem, changeManager, client, createUser, errorItems } from '../support/edit.js';
-import { basic, startTestServer, type TestServer } from '../support/server.js';
+import { before, describe, test } from 'node:test';
+import { assertProblem, AUTHN, changeManager, type Client, createUser, errorItems, ESC, serverForTests } from '../support/edit.js';
+import { basic, type TestServer } from '../support/server.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 const names = (r: { json: { items: { name: string }[] } }) => r.json.items.map((i) => i.name);

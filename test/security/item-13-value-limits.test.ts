@@ -4,23 +4,18 @@
 // over 64 KiB. The same rules hold for the action arguments and Lifecycle Manager fields that are
 // stored. A refused write leaves nothing behind.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { AUTHN, type Client, ESC, type Reply, assertProblem, changeManager, client, errorItems } from '../support/edit.js';
-import { call, startTestServer, type TestServer } from '../support/server.js';
+import { test } from 'node:test';
+import { assertProblem, AUTHN, changeManager, type Client, errorItems, ESC, type Reply, serverForTests } from '../support/edit.js';
+import { call, type TestServer } from '../support/server.js';
 
 const LIMIT = 64 * 1024;
 const MS1 = 'edit/servers/ms1';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 /** The Lifecycle Manager's resources (same credentials, X-Requested-By on writes). */

@@ -4,20 +4,15 @@
 // argument names does not repeat them all back; a list of 20,000 missing references names ten and
 // counts the rest, and a key of 60,000 characters is shown in part.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { AUTHN, type Client, changeManager, client, errorItems } from '../support/edit.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { test } from 'node:test';
+import { AUTHN, changeManager, type Client, errorItems, serverForTests } from '../support/edit.js';
+import { type TestServer } from '../support/server.js';
 
 let srv: TestServer;
 let admin: Client;
-
-before(async () => {
-  srv = await startTestServer();
-  admin = client(() => srv.latest);
-});
-
-after(async () => {
-  await srv.stop(true);
+serverForTests((started, administrator) => {
+  srv = started;
+  admin = administrator;
 });
 
 /** The `i`-th key no server has: `k0`, `k1`... (base 36, so that 90,000 of them fit in 1 MB). */

@@ -2,7 +2,8 @@
 // edit session), the error-envelope checks, and user management through the default authenticator.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { adminAuth, basic, call } from './server.js';
+import { after, before } from 'node:test';
+import { type TestServer, adminAuth, basic, call, startTestServer } from './server.js';
 import { jsonOrUndefined } from './answer.js';
 
 export const ERROR_TYPE = 'http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1';
@@ -166,5 +167,21 @@ export function postHuge(
       if (!answered) req.end(tail);
     };
     pump();
+  });
+}
+
+/**
+ * A test server started before the tests of this file (or of the suite it is called in) and
+ * stopped after them: `use` is given it and an administrator's client of its latest version.
+ */
+export function serverForTests(use: (srv: TestServer, admin: Client) => void): void {
+  let srv: TestServer | undefined;
+  before(async () => {
+    const started = await startTestServer();
+    srv = started;
+    use(started, client(() => started.latest));
+  });
+  after(async () => {
+    await srv?.stop(true);
   });
 }
