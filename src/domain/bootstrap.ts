@@ -187,7 +187,7 @@ async function load(catalogs: (productVersion: string) => Catalog, store: Store,
     if (store.shared) await store.replaceMeta({ created: done }, ['creating']);
     else await store.setMeta('created', done);
   } else {
-    config = fromStored(await store.loadTree(CONFIG_TREE));
+    config = await readStoredTree(store, CONFIG_TREE);
     state = entriesToState(await store.runtimeEntries());
     if (alone) settleInterrupted(state);
     await security.load();
@@ -268,6 +268,13 @@ export function toStored(tree: BeanTree): StoredBean[] {
     const p = tree.placementOf(key);
     out.push({ key, collection: p?.[0] ?? null, name: p?.[1] ?? null, ord: p?.[2] ?? 0, type: record.type, values: record.values });
   }
+  return out;
+}
+
+/** A stored tree, put together as the store reads it (in order, no list of rows made first). */
+export async function readStoredTree(store: Store, tree: string): Promise<BeanTree> {
+  const out = new BeanTree();
+  await store.readTree(tree, (key, collection, name, ord, type, values) => out.putRaw(key, { type, values }, collection, name, ord));
   return out;
 }
 

@@ -858,16 +858,27 @@ export class RuntimeEngine implements RuntimeFigures {
     });
     // The two lists that grow with the domain are made when first read: a start of a domain of
     // 10,000 servers and 50,000 applications answers without making 60,000 beans first.
+    // A read of one server's lifecycle runtime makes that one alone.
     const servers = t.servers().map((s) => s.name);
-    b.tree.defer(childKey(root.key, 'serverLifeCycleRuntimes'), () => {
-      for (const name of servers) this.lifeCycleRuntime(b, root, name);
-    });
+    let named: Set<string> | undefined;
+    b.tree.defer(
+      childKey(root.key, 'serverLifeCycleRuntimes'),
+      () => {
+        for (const name of servers) this.lifeCycleRuntime(b, root, name);
+      },
+      (name) => ((named ??= new Set(servers)).has(name) ? b.itemRecord(root, 'serverLifeCycleRuntimes', name, lifeCycleFacts()) : undefined),
+    );
     const apps = t.appDeployments();
     const deployment = b.singleton(root, 'deploymentManager', {});
     const appNames = apps.map((a) => a.name);
-    b.tree.defer(childKey(deployment.key, 'appDeploymentRuntimes'), () => {
-      for (const name of appNames) b.item(deployment, 'appDeploymentRuntimes', name, { applicationName: name, applicationVersion: null, modules: [name] });
-    });
+    let appNamed: Set<string> | undefined;
+    b.tree.defer(
+      childKey(deployment.key, 'appDeploymentRuntimes'),
+      () => {
+        for (const name of appNames) b.item(deployment, 'appDeploymentRuntimes', name, appDeploymentFacts(name));
+      },
+      (name) => ((appNamed ??= new Set(appNames)).has(name) ? b.itemRecord(deployment, 'appDeploymentRuntimes', name, appDeploymentFacts(name)) : undefined),
+    );
     for (const lib of t.items([], 'libraries')) b.item(deployment, 'libDeploymentRuntimes', lib.name, libraryFacts(lib.name));
     b.singleton(root, 'appRuntimeStateRuntime', { applicationIds: appNames });
     for (const p of t.partitions()) this.domainPartition(b, root, p);
@@ -893,11 +904,7 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 
   private lifeCycleRuntime(b: TreeBuilder, root: BeanRef, server: string): void {
-    b.item(root, 'serverLifeCycleRuntimes', server, {
-      nodeManagerRestartCount: 0,
-      middlewareHome: '/opt/appserver',
-      appserverHome: '/opt/appserver/server',
-    });
+    b.item(root, 'serverLifeCycleRuntimes', server, lifeCycleFacts());
   }
 
   private domainPartition(b: TreeBuilder, root: BeanRef, p: NamedBean): void {
@@ -1049,6 +1056,16 @@ export class RuntimeEngine implements RuntimeFigures {
  * What a library's runtimes show of it, read from its name as the product names libraries:
  * `name#specification@implementation`, both versions optional.
  */
+/** What a server's lifecycle runtime holds beside its state (which the behaviours give). */
+function lifeCycleFacts(): Record<string, unknown> {
+  return { nodeManagerRestartCount: 0, middlewareHome: '/opt/appserver', appserverHome: '/opt/appserver/server' };
+}
+
+/** What an application's deployment runtime holds. */
+function appDeploymentFacts(name: string): Record<string, unknown> {
+  return { applicationName: name, applicationVersion: null, modules: [name] };
+}
+
 function libraryFacts(name: string): Record<string, unknown> {
   const m = /^([^#@]*)(?:#([^@]*))?(?:@(.*))?$/.exec(name);
   return {

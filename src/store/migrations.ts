@@ -75,4 +75,18 @@ export const MIGRATIONS: Migration[] = [
       'CREATE INDEX audit_last_at ON audit (last_at)',
     ],
   },
+  {
+    version: 8,
+    sql: (d) => [
+      // A tree's beans as one JSON text, read at start-up instead of a row per bean (SQLite only:
+      // src/store/images.ts). Any change of the tree's rows, by whatever path, drops it in the same
+      // transaction, so an image present is always the rows' copy.
+      'CREATE TABLE images (tree TEXT PRIMARY KEY, data TEXT NOT NULL)',
+      ...(d === 'sqlite'
+        ? ['INSERT', 'UPDATE', 'DELETE'].map(
+            (op) => `CREATE TRIGGER beans_${op.toLowerCase()}_drops_image AFTER ${op} ON beans BEGIN DELETE FROM images WHERE tree = ${op === 'INSERT' ? 'NEW' : 'OLD'}.tree${op === 'UPDATE' ? ' OR tree = NEW.tree' : ''}; END`,
+          )
+        : []),
+    ],
+  },
 ];

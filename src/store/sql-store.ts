@@ -2,6 +2,7 @@
 // version of the component they change in the same transaction and, on PostgreSQL, notify the
 // other servers when the transaction commits.
 import { BACKUP_TABLES, type BackupTable, PRIVATE_META, type StoreDump, TRANSIENT_TABLES, type TableRows, type TableStream } from './backup/tables.js';
+import { IMAGED_TREES, WRITE_IMAGE_SQL, imageReader } from './images.js';
 import { MIGRATIONS } from './migrations.js';
 import { type SqlClient, type SqlDriver, commitUncertain } from './sql.js';
 import { storeUnavailable } from '../core/problems.js';
@@ -22,6 +23,7 @@ import {
   type Store,
   StoreConflict,
   type StoredBean,
+  type PutBean,
   type StoredGroup,
   type StoredSession,
   type StoredTask,
@@ -60,6 +62,8 @@ const WATCH_LOCK = 7002;
 export class SqlStore implements Store {
   private listeners: ((c: Component) => void)[] = [];
   private watchListeners: (() => void)[] = [];
+  /** Set once `open` made sure the database is ours: nothing is written to it before. */
+  private opened = false;
 
   constructor(
     private readonly db: SqlDriver,
@@ -85,6 +89,7 @@ export class SqlStore implements Store {
       for (const c of COMPONENTS) await tx.run('INSERT INTO versions (component, version) VALUES (?, 0) ON CONFLICT (component) DO NOTHING', [c]);
       await tx.run("INSERT INTO meta (key, value) VALUES ('configVersion', '0') ON CONFLICT (key) DO NOTHING");
     });
+    this.opened = true;
     if (this.shared && this.db.listen) {
       await this.db.listen(NOTIFY_CHANNEL, (payload) => {
         if (payload === WATCH_PAYLOAD) {
@@ -121,7 +126,27 @@ export class SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.opened && this.usesImages) {
+      // An image saves the next start its rows; without one (a full disk, a read-only file) the
+      // next start reads rows, so a failure here is no failure of the stop.
+      for (const tree of IMAGED_TREES) await this.db.run(WRITE_IMAGE_SQL, [tree]).catch(() => undefined);
+    }
     await this.db.close();
+  }
+
+  /** Only SQLite keeps images: its triggers drop them, and only one server writes its file. */
+  private get usesImages(): boolean {
+    return this.db.dialect === 'sqlite';
+  }
+
+  /** What puts the tree's beans from its image, when it has a sound one (one that is not is dropped). */
+  private async imageOf(tree: string): Promise<((put: PutBean) => void) | undefined> {
+    if (!this.usesImages) return undefined;
+    const row = (await this.db.all<{ data: string }>('SELECT data FROM images WHERE tree = ?', [tree]))[0];
+    if (row === undefined) return undefined;
+    const reader = imageReader(row.data);
+    if (reader === undefined) await this.db.run('DELETE FROM images WHERE tree = ?', [tree]);
+    return reader;
   }
 
   onChange(fn: (component: Component) => void): void {
@@ -207,7 +232,18 @@ export class SqlStore implements Store {
   }
 
   async loadTree(tree: string): Promise<StoredBean[]> {
-    return this.beans(await this.db.rows(`SELECT ${BEAN_COLUMNS} FROM beans WHERE tree = ? ORDER BY ord`, [tree]));
+    const out: StoredBean[] = [];
+    await this.readTree(tree, (key, collection, name, ord, type, values) => out.push({ key, collection, name, ord, type, values }));
+    return out;
+  }
+
+  async readTree(tree: string, put: PutBean): Promise<void> {
+    const image = await this.imageOf(tree);
+    if (image !== undefined) return image(put);
+    const rows = await this.db.rows(`SELECT ${BEAN_COLUMNS} FROM beans WHERE tree = ? ORDER BY ord`, [tree]);
+    for (const [key, collection, name, ord, type, data] of rows as [string, string | null, string | null, number | string, string, string][]) {
+      put(key, collection, name, Number(ord), type, JSON.parse(data) as Record<string, unknown>);
+    }
   }
 
   async loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]> {

@@ -13,6 +13,9 @@ export interface StoredBean {
   values: Record<string, unknown>;
 }
 
+/** Takes one bean of a tree as the store reads it. */
+export type PutBean = (key: string, collection: string | null, name: string | null, ord: number, type: string, values: Record<string, unknown>) => void;
+
 export interface StoredUser {
   name: string;
   hash: string;
@@ -202,8 +205,10 @@ export interface Store {
    */
   replaceMeta(set: Record<string, string>, remove: string[]): Promise<void>;
 
-  /** Every bean of a tree ('config' is the activated configuration). */
+  /** Every bean of a tree ('config' is the activated configuration), in order. */
   loadTree(tree: string): Promise<StoredBean[]>;
+  /** Gives every bean of a tree to `put`, in order, without a list of them (a start-up reads a whole domain this way). */
+  readTree(tree: string, put: PutBean): Promise<void>;
   /** The beans at these keys and below. */
   loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]>;
   /** Applies changes to a tree atomically. */

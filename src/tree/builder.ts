@@ -2,7 +2,7 @@
 // misspelt property or child fails at once instead of producing a bean nobody can read.
 import type { Catalog } from '../catalog/load.js';
 import type { TypeDef } from '../catalog/model.js';
-import { type BeanTree } from './records.js';
+import { type BeanRecord, type BeanTree } from './records.js';
 import { childKey, itemKey } from '../core/identity.js';
 
 export interface BeanRef {
@@ -33,11 +33,20 @@ export class TreeBuilder {
   item(parent: BeanRef, collection: string, name: string, values: Record<string, unknown> = {}, typeName?: string): BeanRef {
     const type = this.childType(parent, collection, 'collection', typeName);
     if (!type || parent.absent) return this.absent(parent, collection, name);
+    const key = this.tree.putItem(parent.key, collection, name, this.itemOf(type, name, values));
+    return { key, type, identity: [...parent.identity, collection, name] };
+  }
+
+  /** The record `item` would put, without putting it (undefined where `item` puts nothing). */
+  itemRecord(parent: BeanRef, collection: string, name: string, values: Record<string, unknown> = {}, typeName?: string): BeanRecord | undefined {
+    const type = this.childType(parent, collection, 'collection', typeName);
+    return !type || parent.absent ? undefined : this.itemOf(type, name, values);
+  }
+
+  private itemOf(type: TypeDef, name: string, values: Record<string, unknown>): BeanRecord {
     // Values that name the item already are kept as given: a copy with the key added first costs a
     // third more memory per bean, which counts in trees of a quarter of a million beans.
-    const all = this.check(type, values[type.keyProp] === name ? values : { [type.keyProp]: name, ...values });
-    const key = this.tree.putItem(parent.key, collection, name, { type: type.name, values: all });
-    return { key, type, identity: [...parent.identity, collection, name] };
+    return { type: type.name, values: this.check(type, values[type.keyProp] === name ? values : { [type.keyProp]: name, ...values }) };
   }
 
   /** Sets the singleton child `prop` of `parent`. */

@@ -36,7 +36,12 @@ export class BeanTree implements TreeSource {
    * runtime list of tens of thousands of beans that a start would otherwise make before it can
    * answer, though nobody may read it. Undefined when none waits, so reads pay one check.
    */
-  private deferred: Map<string, () => void> | undefined;
+  private deferred: Map<string, Deferral> | undefined;
+  /**
+   * Items of deferred collections made one at a time (a read of one bean), before their collection
+   * is filled: key -> record. The fill keeps these records, so what a reader was given stays the bean.
+   */
+  private early: Map<string, BeanRecord> | undefined;
 
   constructor(opts: { stored?: boolean } = {}) {
     this.order = opts.stored === false ? undefined : new Map();
@@ -46,8 +51,28 @@ export class BeanTree implements TreeSource {
    * Has `fill` put the items of the collection at `collectionKey` when the collection, a bean in
    * it or a walk over it is first asked for. What `fill` puts must not depend on when it runs.
    */
-  defer(collectionKey: string, fill: () => void): void {
-    (this.deferred ??= new Map()).set(collectionKey, fill);
+  defer(collectionKey: string, fill: () => void, one?: (name: string) => BeanRecord | undefined): void {
+    (this.deferred ??= new Map()).set(collectionKey, { fill, one });
+  }
+
+  /**
+   * The item at `key` when it is an item of a deferred collection that can make one item alone:
+   * its record, or null when the collection has no such item; undefined when `key` is not one.
+   */
+  private earlyItem(key: string): BeanRecord | null | undefined {
+    for (const [collectionKey, deferral] of this.deferred!) {
+      if (deferral.one === undefined || key === collectionKey || !liesIn(key, collectionKey)) continue;
+      // Below an item: the collection is filled first.
+      if (key.indexOf('/', collectionKey.length + 1) >= 0) return undefined;
+      let record = this.early?.get(key);
+      if (record === undefined) {
+        record = deferral.one(lastSegment(key));
+        if (record === undefined) return null;
+        (this.early ??= new Map()).set(key, record);
+      }
+      return record;
+    }
+    return undefined;
   }
 
   /** Fills the deferred collections that `key` lies in and, with `below`, those lying below `key`. */
@@ -60,11 +85,17 @@ export class BeanTree implements TreeSource {
     }
     if (due === undefined) return;
     for (const collectionKey of due) {
-      const fill = pending.get(collectionKey);
-      if (fill === undefined) continue;
+      const deferral = pending.get(collectionKey);
+      if (deferral === undefined) continue;
       pending.delete(collectionKey);
       if (pending.size === 0) this.deferred = undefined;
-      fill();
+      deferral.fill();
+      if (this.early === undefined) continue;
+      for (const [k, record] of this.early) {
+        if (!liesIn(k, collectionKey)) continue;
+        if (this.beans.has(k)) this.beans.set(k, record);
+        this.early.delete(k);
+      }
     }
   }
 
@@ -74,7 +105,11 @@ export class BeanTree implements TreeSource {
   }
 
   bean(key: string): BeanRecord | undefined {
-    if (this.deferred !== undefined) this.settle(key, false);
+    if (this.deferred !== undefined) {
+      const early = this.earlyItem(key);
+      if (early !== undefined) return early ?? undefined;
+      this.settle(key, false);
+    }
     return this.beans.get(key);
   }
 
@@ -90,6 +125,7 @@ export class BeanTree implements TreeSource {
   /** Forgets every bean (a whole configuration is about to be put back). */
   clear(): void {
     this.deferred = undefined;
+    this.early = undefined;
     this.beans.clear();
     this.collections.clear();
     this.kids.clear();
@@ -249,6 +285,12 @@ export class BeanTree implements TreeSource {
     this.settleAll();
     return this.beans.size;
   }
+}
+
+/** A collection whose items are put when first needed, and what makes one of them alone, if anything can. */
+interface Deferral {
+  fill: () => void;
+  one: ((name: string) => BeanRecord | undefined) | undefined;
 }
 
 /** Whether `key` is `ancestor` or lies below it (no string made: this runs on reads). */

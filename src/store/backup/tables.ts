@@ -1,7 +1,8 @@
 // What of a store goes into a backup: the tables that hold the domain, each with its columns and
 // which of them are whole numbers or may be empty. Left out on purpose: who is alive now
 // (instances), who holds a managed server's ports (listener_leases), failed-login counts and
-// lockouts (login_failures), and the component versions (a restore moves them all on).
+// lockouts (login_failures), the component versions (a restore moves them all on), and the
+// start-up images of bean trees (images: copies of rows, which a restore's writes drop).
 
 export interface BackupTable {
   name: string;

@@ -254,6 +254,31 @@ test('a deferred collection is made only when something in it is needed, and onc
   assert.equal(fills, 1, 'made once');
 });
 
+test('a deferred collection that can make one item answers a read of it without filling the rest', () => {
+  const t = new BeanTree({ stored: false });
+  t.setRoot(rec('Domain'));
+  let fills = 0;
+  const made: string[] = [];
+  t.defer(
+    'servers',
+    () => {
+      fills++;
+      for (const n of ['a', 'b', 'c']) t.putItem('', 'servers', n, rec('Server', { name: n }));
+    },
+    (n) => (['a', 'b', 'c'].includes(n) ? (made.push(n), rec('Server', { name: n })) : undefined),
+  );
+  const b = t.bean('servers/b');
+  assert.equal(b?.values.name, 'b');
+  assert.equal(t.bean('servers/b'), b, 'made once, the same record after');
+  assert.equal(t.bean('servers/x'), undefined, 'a name not in it is no item');
+  assert.deepEqual([fills, made], [0, ['b']], 'nothing else made');
+  b!.values.state = 'RUNNING';
+  assert.deepEqual(t.itemNames('servers'), ['a', 'b', 'c'], 'the fill keeps the order');
+  assert.equal(t.bean('servers/b'), b, 'the fill keeps the record read before');
+  assert.equal(t.bean('servers/b')?.values.state, 'RUNNING');
+  assert.equal(fills, 1);
+});
+
 test('a tree with a deferred collection answers like one where it was put at once, whatever comes after', () => {
   const name = fc.constantFrom('a', 'b', 'c', 'e/f', 'ü');
   const op = fc.oneof(
@@ -261,12 +286,14 @@ test('a tree with a deferred collection answers like one where it was put at onc
     fc.record({ remove: name }),
     fc.record({ removeLog: name }),
     fc.record({ read: name }),
+    fc.record({ readLog: name }),
+    fc.record({ touch: name }),
     fc.record({ names: fc.constant(true) }),
     fc.record({ walk: fc.constantFrom('', 'servers', 'clusters/c1') }),
     fc.record({ clear: fc.constant(true) }),
   );
   fc.assert(
-    fc.property(fc.subarray(['a', 'b', 'c', 'e/f', 'ü']), fc.boolean(), fc.array(op, { maxLength: 30 }), (initial, stored, ops) => {
+    fc.property(fc.subarray(['a', 'b', 'c', 'e/f', 'ü']), fc.boolean(), fc.boolean(), fc.array(op, { maxLength: 30 }), (initial, stored, oneByOne, ops) => {
       const eager = new BeanTree({ stored });
       const lazy = new BeanTree({ stored });
       const fillOf = (t: BeanTree) => () => {
@@ -277,7 +304,8 @@ test('a tree with a deferred collection answers like one where it was put at onc
         t.putItem('', 'clusters', 'c1', rec('Cluster'));
       }
       fillOf(eager)();
-      lazy.defer('servers', fillOf(lazy));
+      // With `oneByOne`, a read of one item makes that item alone (its log comes with the fill).
+      lazy.defer('servers', fillOf(lazy), oneByOne ? (n) => (initial.includes(n) ? rec('Server', { name: n }) : undefined) : undefined);
       for (const o of ops) {
         const answers = [eager, lazy].map((t) => {
           if ('put' in o) {
@@ -288,6 +316,13 @@ test('a tree with a deferred collection answers like one where it was put at onc
           if ('remove' in o) return t.remove(itemKey('servers', o.remove));
           if ('removeLog' in o) return t.remove(`${itemKey('servers', o.removeLog)}/log`);
           if ('read' in o) return t.bean(itemKey('servers', o.read));
+          if ('readLog' in o) return t.bean(`${itemKey('servers', o.readLog)}/log`);
+          if ('touch' in o) {
+            // A record read is the bean: what is set on it stays, whenever the collection is filled.
+            const record = t.bean(itemKey('servers', o.touch));
+            if (record) record.values.touched = ((record.values.touched as number | undefined) ?? 0) + 1;
+            return record;
+          }
           if ('names' in o) return [...t.itemNames('servers')];
           if ('walk' in o) return new Set(t.subtree(o.walk));
           return t.clearCollection('servers');
