@@ -16,6 +16,12 @@ export interface NamedBean {
 }
 
 /** Items of a collection targeted alike: the servers their targets stand for, and the items with their positions. */
+/** Some items of a collection only (named, so that their index is kept apart). */
+export interface ItemKind {
+  name: string;
+  accept: (item: NamedBean) => boolean;
+}
+
 interface PlacementGroup {
   targets: unknown[];
   /** The servers the targets stand for in this topology (computed when first needed). */
@@ -106,8 +112,11 @@ export class Topology implements PlacementView {
       if ([...names].every((n) => cluster(previous, n) === cluster(this, n))) this.members = previous.members;
     }
     for (const [key, index] of previous.placements) {
-      if (!keep(key) || this.placements.has(key)) continue;
-      const names = changed.get(key);
+      const [collection, kind] = key.split('\0') as [string, string | undefined];
+      if (!keep(collection) || this.placements.has(key)) continue;
+      const names = changed.get(collection);
+      // An index of some items only is made again when any item changed (one may have become of the kind).
+      if (kind !== undefined && names) continue;
       const groups = names ? this.regroup(key, index.groups, previous.lists.get(key), positions.get(key)) : index.groups.map((g) => ({ targets: g.targets, items: g.items }));
       if (groups) this.placements.set(key, { groups, byServer: new Map(), byGroups: new Map() });
     }
@@ -304,11 +313,12 @@ export class Topology implements PlacementView {
    * The collection is indexed once per topology by target list (thousands of applications share a
    * few), so each server's list costs what it holds.
    */
-  placedOn(collection: string, server: string): readonly NamedBean[] {
-    let index = this.placements.get(collection);
+  placedOn(collection: string, server: string, only?: ItemKind): readonly NamedBean[] {
+    const indexKey = only ? `${collection}\0${only.name}` : collection;
+    let index = this.placements.get(indexKey);
     if (!index) {
-      index = { groups: this.groupByTargets(collection), byServer: new Map(), byGroups: new Map() };
-      this.placements.set(collection, index);
+      index = { groups: this.groupByTargets(collection, only?.accept), byServer: new Map(), byGroups: new Map() };
+      this.placements.set(indexKey, index);
     }
     let placed = index.byServer.get(server);
     if (!placed) {
@@ -330,9 +340,10 @@ export class Topology implements PlacementView {
   }
 
   /** The items of a collection, grouped by the servers their targets stand for. */
-  private groupByTargets(collection: string): PlacementGroup[] {
+  private groupByTargets(collection: string, accept?: (item: NamedBean) => boolean): PlacementGroup[] {
     const groups = new Map<string, PlacementGroup>();
     this.items([], collection).forEach((item, position) => {
+      if (accept !== undefined && !accept(item)) return;
       const targets = item.values.targets;
       if (!Array.isArray(targets) || targets.length === 0) return;
       const key = targetsKey(targets);

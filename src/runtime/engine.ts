@@ -5,7 +5,7 @@
 import type { Catalog } from '../catalog/load.js';
 import { productVersionText } from '../catalog/versions.js';
 import { type FaultHooks, NO_FAULTS } from '../core/faults.js';
-import type { NamedBean, Topology } from '../config/topology.js';
+import type { ItemKind, NamedBean, Topology } from '../config/topology.js';
 import type { PartitionStateView, RuntimeFigures } from '../behaviour/derived-values.js';
 import type { BehaviourRegistry } from '../behaviour/registry.js';
 import { type ActivationChange, placementOf, runtimeEffect } from '../behaviour/runtime-effects.js';
@@ -68,6 +68,9 @@ export function moduleTypeOf(app: NamedBean): string {
   const ext = source.slice(source.lastIndexOf('.') + 1).toLowerCase();
   return ['war', 'ear', 'jar', 'rar'].includes(ext) ? ext : 'war';
 }
+
+/** The resource adapters among applications. */
+const ADAPTERS: ItemKind = { name: 'rar', accept: (app) => moduleTypeOf(app) === 'rar' };
 
 /** What a running server's runtime shows of the configuration, as its placement and states say. */
 interface ServerPlan {
@@ -781,10 +784,8 @@ export class RuntimeEngine implements RuntimeFigures {
    */
   private runningApps: Map<readonly NamedBean[], NamedBean[]> | undefined;
 
-  /** What the server's runtime shows of the configuration now. */
-  private planOf(server: NamedBean): ServerPlan {
-    const t = this.topology;
-    const placed = t.placedOn('appDeployments', server.name);
+  /** The applications among `placed` meant to run (active or in administration mode). */
+  private runningAmong(placed: readonly NamedBean[]): NamedBean[] {
     let apps = this.runningApps?.get(placed);
     if (!apps) {
       apps = placed.filter((app) => {
@@ -793,6 +794,21 @@ export class RuntimeEngine implements RuntimeFigures {
       });
       this.runningApps?.set(placed, apps);
     }
+    return apps;
+  }
+
+  /** What the server's runtime shows of the configuration now. */
+  private planOf(server: NamedBean): ServerPlan {
+    const t = this.topology;
+    const apps = this.runningAmong(t.placedOn('appDeployments', server.name));
+    // A library runs where it is targeted once deployed; applications name it, nothing here resolves it.
+    const libraries = t.placedOn('libraries', server.name).filter((lib) => this.libraryState(lib.name) === 'STATE_ACTIVE');
+    return { apps, libraries, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions: this.partitionsOf(server) };
+  }
+
+  /** The partitions with a runtime on the server, and the data sources each has there. */
+  private partitionsOf(server: NamedBean): ServerPlan['partitions'] {
+    const t = this.topology;
     const partitions: ServerPlan['partitions'] = [];
     for (const p of t.partitionsOn(server.name)) {
       // A partition has a runtime on a server when it is targeted there and active on it.
@@ -805,9 +821,7 @@ export class RuntimeEngine implements RuntimeFigures {
       }
       partitions.push({ partition: p, dataSources });
     }
-    // A library runs where it is targeted once deployed; applications name it, nothing here resolves it.
-    const libraries = t.placedOn('libraries', server.name).filter((lib) => this.libraryState(lib.name) === 'STATE_ACTIVE');
-    return { apps, libraries, dataSources: t.placedOn('JDBCSystemResources', server.name), partitions };
+    return partitions;
   }
 
   /**
@@ -816,30 +830,20 @@ export class RuntimeEngine implements RuntimeFigures {
    */
   private prepareServer(server: NamedBean): void {
     const t = this.topology;
-    const plan = this.planOf(server);
+    // Only the resource adapters placed on it count here: the whole list of its applications (tens
+    // of thousands in a large domain) is made when its runtime tree is first read.
+    const adapters = this.runningAmong(t.placedOn('appDeployments', server.name, ADAPTERS));
     const facts: ServerFacts = {
       heapMaxMiB: heapFromArguments(t.bean([...server.identity, 'serverStart'])?.values.arguments) ?? DEFAULT_HEAP_MIB,
       servedChannel: servedChannelOf(endpointOf(this.endpoints(server.name), 'default')?.port),
       pools: new Map(),
     };
-    for (const app of this.adaptersOf(plan.apps)) this.pools.ensure(server.name, `eis/${app.name}`);
+    for (const app of adapters) this.pools.ensure(server.name, `eis/${app.name}`);
     this.dataSources.beginServer(server.name);
-    for (const ds of plan.dataSources) this.wantDataSource(ds, server.name, facts, '');
-    for (const { partition, dataSources } of plan.partitions) for (const ds of dataSources) this.wantDataSource(ds, server.name, facts, partition.name);
+    for (const ds of t.placedOn('JDBCSystemResources', server.name)) this.wantDataSource(ds, server.name, facts, '');
+    for (const { partition, dataSources } of this.partitionsOf(server)) for (const ds of dataSources) this.wantDataSource(ds, server.name, facts, partition.name);
     this.dataSources.endServer(server.name);
     this.workload.setFacts(server.name, facts);
-  }
-
-  /** The resource adapters among applications (a list shared by the servers placed alike is looked through once). */
-  private readonly adapters = new WeakMap<readonly NamedBean[], NamedBean[]>();
-
-  private adaptersOf(apps: readonly NamedBean[]): NamedBean[] {
-    let out = this.adapters.get(apps);
-    if (!out) {
-      out = apps.filter((app) => moduleTypeOf(app) === 'rar');
-      this.adapters.set(apps, out);
-    }
-    return out;
   }
 
   private wantDataSource(ds: NamedBean, server: string, facts: ServerFacts, partition: string): void {

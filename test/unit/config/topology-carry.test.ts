@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { Topology } from '../../../src/config/topology.js';
+import { type ItemKind, Topology } from '../../../src/config/topology.js';
 import { BeanTree } from '../../../src/tree/records.js';
 import { childKey, itemKey } from '../../../src/core/identity.js';
 
@@ -29,6 +29,9 @@ function domain(): BeanTree {
   return t;
 }
 
+/** Items of one kind placed apart (as the runtime places resource adapters). */
+const ADAPTERS: ItemKind = { name: 'rar', accept: (app) => app.values.moduleType === 'rar' };
+
 const target = fc.oneof(
   fc.constantFrom(...CLUSTERS).map((c) => ['clusters', c]),
   fc.constantFrom(...SERVERS).map((s) => ['servers', s]),
@@ -48,6 +51,7 @@ const modify = (t: BeanTree, collection: string, name: string, values: Record<st
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...APPS), fc.array(target, { maxLength: 3 })).map(([a, targets]): Step => (t) => modify(t, 'appDeployments', a, { targets })) },
   { weight: 2, arbitrary: fc.constantFrom(...APPS).map((a): Step => (t) => modify(t, 'appDeployments', a, { notes: String(Math.random()) })) },
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...APPS), fc.constantFrom('rar', 'war')).map(([a, moduleType]): Step => (t) => modify(t, 'appDeployments', a, { moduleType })) },
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...SERVERS), fc.constantFrom(...CLUSTERS, null)).map(([s, c]): Step => (t) => modify(t, 'servers', s, { cluster: c === null ? null : ['clusters', c] })) },
   { weight: 2, arbitrary: fc.constantFrom(...SERVERS).map((s): Step => (t) => modify(t, 'servers', s, { notes: String(Math.random()) })) },
   { weight: 1, arbitrary: fc.constantFrom(...CLUSTERS).map((c): Step => (t) => modify(t, 'clusters', c, { notes: String(Math.random()) })) },
@@ -89,6 +93,7 @@ function answers(t: Topology): unknown {
     byName: names.map((n) => t.server(n)?.values ?? null),
     members: CLUSTERS.map((c) => t.serversOf(['clusters', c])),
     placed: names.map((n) => t.placedOn('appDeployments', n).map((a) => [a.name, a.values])),
+    placedOfKind: names.map((n) => t.placedOn('appDeployments', n, ADAPTERS).map((a) => a.name)),
     apps: t.appDeployments().map((a) => [a.name, a.values]),
     dynamicServersSource: t.source.bean(childKey(itemKey('clusters', 'dc'), 'dynamicServers'))?.values ?? null,
   };
