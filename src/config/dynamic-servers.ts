@@ -98,6 +98,13 @@ export class WithDynamicServers implements TreeSource {
     return this.inner.itemNames(collectionKey);
   }
 
+  itemRecords(collectionKey: string): readonly BeanRecord[] | undefined {
+    // Only lists that are the configuration's own: not the servers' (they hold dynamic servers)
+    // nor any below a server (a dynamic server's are its template's).
+    if (collectionKey === 'servers' ? this.servers().size > 0 : collectionKey.startsWith(PREFIX)) return undefined;
+    return this.inner.itemRecords?.(collectionKey);
+  }
+
   /** A dynamic server's own bean: its template's values, with what is calculated for it. */
   private root(d: DynamicServer): BeanRecord {
     let record = this.roots.get(d.name);

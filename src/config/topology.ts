@@ -222,8 +222,11 @@ export class Topology implements PlacementView {
     let out = this.lists.get(cKey);
     if (out) return out;
     out = [];
-    for (const name of this.config.itemNames(cKey)) {
-      const record = this.config.bean(itemKey(cKey, name));
+    const names = this.config.itemNames(cKey);
+    const records = this.config.itemRecords(cKey);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const record = records !== undefined ? records[i] : this.config.bean(itemKey(cKey, name));
       if (record) out.push({ name, identity: parent.length === 0 ? [collection, name] : [...parent, collection, name], values: record.values, type: record.type });
     }
     this.lists.set(cKey, out);

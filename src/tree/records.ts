@@ -14,6 +14,11 @@ export interface TreeSource {
   bean(key: string): BeanRecord | undefined;
   /** Names of the items of a child collection, in creation order. */
   itemNames(collectionKey: string): readonly string[];
+  /**
+   * The records of those items, in the same order, where the source keeps them listed (a reader
+   * of a whole collection then looks up no key); undefined where it does not.
+   */
+  itemRecords?(collectionKey: string): readonly BeanRecord[] | undefined;
 }
 
 /** A mutable in-memory tree. */
@@ -30,6 +35,13 @@ export class BeanTree implements TreeSource {
    * Trees that are never stored (runtime trees) keep none: an item's order is its place in its list.
    */
   private readonly order: Map<string, number> | undefined;
+  /**
+   * Stored trees: each collection's item records in the order of its names (a topology lists the
+   * 50,000 applications of a large domain without 50,000 key lookups). A list is dropped when one
+   * of its records is replaced and made again when next asked for: finding the place of a replaced
+   * item would cost a search of its collection on every change.
+   */
+  private readonly listed: Map<string, BeanRecord[]> | undefined;
 
   /**
    * Collections whose items are put when first needed (collection key -> what puts them): a
@@ -45,6 +57,7 @@ export class BeanTree implements TreeSource {
 
   constructor(opts: { stored?: boolean } = {}) {
     this.order = opts.stored === false ? undefined : new Map();
+    this.listed = opts.stored === false ? undefined : new Map();
   }
 
   /**
@@ -93,7 +106,7 @@ export class BeanTree implements TreeSource {
       if (this.early === undefined) continue;
       for (const [k, record] of this.early) {
         if (!liesIn(k, collectionKey)) continue;
-        if (this.beans.has(k)) this.beans.set(k, record);
+        if (this.beans.has(k)) this.replace(k, record);
         this.early.delete(k);
       }
     }
@@ -118,6 +131,19 @@ export class BeanTree implements TreeSource {
     return this.collections.get(collectionKey) ?? [];
   }
 
+  itemRecords(collectionKey: string): readonly BeanRecord[] | undefined {
+    if (this.listed === undefined) return undefined;
+    if (this.deferred !== undefined) this.settle(collectionKey, false);
+    const names = this.collections.get(collectionKey);
+    if (names === undefined) return [];
+    let list = this.listed.get(collectionKey);
+    if (list === undefined) {
+      list = names.map((name) => this.beans.get(itemKey(collectionKey, name))!);
+      this.listed.set(collectionKey, list);
+    }
+    return list;
+  }
+
   setRoot(record: BeanRecord): void {
     this.beans.set(ROOT_KEY, record);
   }
@@ -128,6 +154,7 @@ export class BeanTree implements TreeSource {
     this.early = undefined;
     this.beans.clear();
     this.collections.clear();
+    this.listed?.clear();
     this.kids.clear();
     this.order?.clear();
   }
@@ -161,10 +188,23 @@ export class BeanTree implements TreeSource {
         if (names) names.push(name);
         else this.collections.set(collectionKey, [name]);
         this.order?.set(key, position);
+        if (this.listed !== undefined) {
+          const list = this.listed.get(collectionKey);
+          if (list !== undefined) list.push(record);
+          else if (!names) this.listed.set(collectionKey, [record]);
+        }
       }
       this.link(ownerKey(key, collectionKey), key);
+      this.beans.set(key, record);
+      return;
     }
+    this.replace(key, record);
+  }
+
+  /** Puts a new record for a bean stored already. */
+  private replace(key: string, record: BeanRecord): void {
     this.beans.set(key, record);
+    if (this.listed !== undefined && this.order!.has(key)) this.listed.delete(upKey(key));
   }
 
   /**
@@ -216,8 +256,14 @@ export class BeanTree implements TreeSource {
         const names = this.collections.get(collectionKey);
         if (names) {
           const i = names.indexOf(lastSegment(k));
-          if (i >= 0) names.splice(i, 1);
-          if (names.length === 0) this.collections.delete(collectionKey);
+          if (i >= 0) {
+            names.splice(i, 1);
+            this.listed?.get(collectionKey)?.splice(i, 1);
+          }
+          if (names.length === 0) {
+            this.collections.delete(collectionKey);
+            this.listed?.delete(collectionKey);
+          }
         }
       }
     }

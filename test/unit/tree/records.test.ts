@@ -279,6 +279,19 @@ test('a deferred collection that can make one item answers a read of it without 
   assert.equal(fills, 1);
 });
 
+/**
+ * A collection's records as the tree lists them (stored trees), checked to be the very records its
+ * beans' keys give, in the order of its names; undefined where the tree lists none.
+ */
+function listedRecords(t: BeanTree, collectionKey: string): BeanRecord[] | undefined {
+  const records = t.itemRecords(collectionKey);
+  if (records === undefined) return undefined;
+  const names = t.itemNames(collectionKey);
+  assert.equal(records.length, names.length, `${collectionKey}: as many records as names`);
+  names.forEach((n, i) => assert.equal(records[i], t.bean(itemKey(collectionKey, n)), `${collectionKey}: the record of ${n} in its place`));
+  return [...records];
+}
+
 test('a tree with a deferred collection answers like one where it was put at once, whatever comes after', () => {
   const name = fc.constantFrom('a', 'b', 'c', 'e/f', 'ü');
   const op = fc.oneof(
@@ -289,6 +302,7 @@ test('a tree with a deferred collection answers like one where it was put at onc
     fc.record({ readLog: name }),
     fc.record({ touch: name }),
     fc.record({ names: fc.constant(true) }),
+    fc.record({ records: fc.constant(true) }),
     fc.record({ walk: fc.constantFrom('', 'servers', 'clusters/c1') }),
     fc.record({ clear: fc.constant(true) }),
   );
@@ -324,12 +338,14 @@ test('a tree with a deferred collection answers like one where it was put at onc
             return record;
           }
           if ('names' in o) return [...t.itemNames('servers')];
+          if ('records' in o) return listedRecords(t, 'servers');
           if ('walk' in o) return new Set(t.subtree(o.walk));
           return t.clearCollection('servers');
         });
         assert.deepEqual(answers[1], answers[0], JSON.stringify(o));
       }
       assert.deepEqual(lazy.itemNames('servers'), eager.itemNames('servers'));
+      assert.deepEqual(listedRecords(lazy, 'servers'), listedRecords(eager, 'servers'));
       assert.deepEqual(new Map(lazy.entries()), new Map(eager.entries()));
       assert.equal(lazy.size, eager.size);
       for (const n of eager.itemNames('servers')) assert.deepEqual(lazy.placementOf(itemKey('servers', n)), eager.placementOf(itemKey('servers', n)));
