@@ -129,9 +129,15 @@ export class SqlStore implements Store {
     if (this.opened && this.usesImages) {
       // An image saves the next start its rows; without one (a full disk, a read-only file) the
       // next start reads rows, so a failure here is no failure of the stop.
-      for (const tree of IMAGED_TREES) await this.db.run(WRITE_IMAGE_SQL, [tree]).catch(() => undefined);
+      for (const tree of IMAGED_TREES) await this.writeImage(tree).catch(() => undefined);
     }
     await this.db.close();
+  }
+
+  /** Writes the tree's image unless it has one (a start that changed nothing keeps it: no 60,000 rows joined again). */
+  private async writeImage(tree: string): Promise<void> {
+    if ((await this.db.all('SELECT 1 AS one FROM images WHERE tree = ?', [tree])).length > 0) return;
+    await this.db.run(WRITE_IMAGE_SQL, [tree]);
   }
 
   /** Only SQLite keeps images: its triggers drop them, and only one server writes its file. */
@@ -142,7 +148,13 @@ export class SqlStore implements Store {
   /** What puts the tree's beans from its image, when it has a sound one (one that is not is dropped). */
   private async imageOf(tree: string): Promise<((put: PutBean) => void) | undefined> {
     if (!this.usesImages) return undefined;
-    const row = (await this.db.all<{ data: string }>('SELECT data FROM images WHERE tree = ?', [tree]))[0];
+    let row: { data: string } | undefined;
+    try {
+      row = (await this.db.all<{ data: string }>('SELECT data FROM images WHERE tree = ?', [tree]))[0];
+    } catch {
+      // Longer than a JavaScript string can be (about 500 MB), for one: the rows are read instead.
+      row = { data: '' };
+    }
     if (row === undefined) return undefined;
     const reader = imageReader(row.data);
     if (reader === undefined) await this.db.run('DELETE FROM images WHERE tree = ?', [tree]);
