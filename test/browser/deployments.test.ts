@@ -3,10 +3,10 @@
 // and the deployment run to ACTIVE on that target, then stops, starts, redeploys and undeploys it;
 // the server's own error text shows when it refuses an upload and when a deployment fails; an
 // upload made in an edit session waits for its activation; one the server holds unread can be
-// cancelled; an archive deployed as a shared library is listed apart and can be undeployed; an
-// Operator may only start and stop; a Monitor sees the applications (kept current by
-// the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list a
-// page at a time with a search.
+// cancelled; an archive deployed as a shared library is listed apart and can be redeployed and
+// undeployed; an Operator may only start and stop; a Monitor sees the applications (kept current
+// by the watch stream) and is offered nothing; the view fits a phone's width, and shows a long list
+// a page at a time with a search.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -188,6 +188,13 @@ describe('the Deployments view of the console', { skip }, () => {
     assert.equal((await call(`${srv.latest}/domainRuntime/deploymentManager/libDeploymentRuntimes/commons`)).status, 200);
     // The radio stays where the user put it: the next archive is a library too unless changed.
     assert.equal(await page.getByRole('radio', { name: 'a shared library' }).isChecked(), true);
+
+    // A redeploy reads the archive again, followed in the row to its end; the library stays.
+    await row.locator('button[data-op="redeploy"]').click();
+    const redeployed = row.locator('.task.done[data-task="commons redeploy"]');
+    await redeployed.waitFor({ timeout: 30_000 });
+    assert.match(await redeployed.innerText(), /STATE_COMPLETED success/);
+    assert.equal((await call(`${srv.latest}/domainConfig/libraries/commons`)).status, 200, 'still deployed after the redeploy');
 
     await row.locator('button[data-op="undeploy"]').click();
     await row.locator('button[data-op="confirm-undeploy"]').click();
@@ -418,7 +425,8 @@ describe('the Deployments view of a domain with a library', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     const library = page.locator('table.libraries tr[data-library="shared-lib"]');
     await library.waitFor();
-    assert.equal(await library.innerText(), 'shared-lib\tlibs/shared-lib.war\tAdminServer\tundeploy', 'an administrator may undeploy it');
+    assert.deepEqual(await library.locator('th, td:not(.actions)').allInnerTexts(), ['shared-lib', 'libs/shared-lib.war', 'AdminServer']);
+    assert.deepEqual(await library.locator('button[data-op]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-op'))), ['redeploy', 'undeploy'], 'an administrator may redeploy and undeploy it');
     assert.equal(await page.locator('tr[data-app="shared-lib"]').count(), 0, 'a library is no application');
     await page.locator('tr[data-app="shop"] .app-state[data-target="AdminServer"]').waitFor();
     await context.close();

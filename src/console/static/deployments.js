@@ -152,17 +152,27 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
   </tr>`;
 }
 
-/** A shared library: where it comes from and where it is targeted; a Deployer may undeploy it. */
+/**
+ * A shared library: where it comes from and where it is targeted; a Deployer may redeploy it (its
+ * archive read again, followed as its progress object) or undeploy it.
+ */
 function LibraryRow({ library, may, onChanged, onUndeploy }) {
+  const { task, error, busy, run } = useTask(onChanged);
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState(undefined);
+  const [undeployError, setUndeployError] = useState(undefined);
+  const path = (op) => `${DM}/libDeploymentRuntimes/${enc(library.name)}/${op}`;
+  const redeploy = () => {
+    setConfirming(false);
+    setUndeployError(undefined);
+    run(path('redeploy'));
+  };
   const undeploy = async () => {
     setConfirming(false);
-    setError(undefined);
+    setUndeployError(undefined);
     try {
-      await runTask(`${DM}/libDeploymentRuntimes/${enc(library.name)}/undeploy`, {}, (t) => onUndeploy(library.name, t));
+      await runTask(path('undeploy'), {}, (t) => onUndeploy(library.name, t));
     } catch (err) {
-      setError(`undeploy: ${err.message}`);
+      setUndeployError(`undeploy: ${err.message}`);
     } finally {
       onChanged();
     }
@@ -172,11 +182,12 @@ function LibraryRow({ library, may, onChanged, onUndeploy }) {
     <td class="source">${library.sourcePath || ''}</td>
     <td>${(library.targets || []).map((t) => refName(t).name).join(', ')}</td>
     ${may.deploy && html`<td class="actions">
-      ${!confirming && html`<button type="button" data-op="undeploy" aria-label=${`undeploy ${library.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
+      <button type="button" data-op="redeploy" disabled=${busy} aria-label=${`redeploy ${library.name}`} onClick=${redeploy}>redeploy</button>
+      ${!confirming && html`<button type="button" data-op="undeploy" disabled=${busy} aria-label=${`undeploy ${library.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
       ${confirming && html`<span class="confirm">Undeploy ${library.name}?
         <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
         <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
-      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <${TaskProgress} task=${task} error=${error || undeployError} label=${library.name} name=${task && `${library.name} ${opName(task)}`} />
     </td>`}
   </tr>`;
 }
