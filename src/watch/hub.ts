@@ -191,10 +191,26 @@ export class WatchHub {
         if (w.closed) return;
         if (e.id > w.last) this.deliver(w, e, false);
       }
-      // A long catch-up goes at the client's pace; one that does not read at all is dropped.
-      if (w.sink.backlog() > 0) await w.sink.drained(this.limits.heartbeatMs);
-      this.checkBacklog(w);
+      await this.atClientPace(w);
       if (w.closed) return;
+    }
+  }
+
+  /**
+   * Waits until the watcher holds no more than it may leave unread: a long catch-up goes at the
+   * client's pace, however slow, as long as it reads; one that took nothing for a heartbeat's time
+   * while holding too much is dropped. (Waiting only one heartbeat dropped clients that were
+   * reading, behind a slow link or a busy machine.) What waits is one page at most.
+   */
+  private async atClientPace(w: Watcher): Promise<void> {
+    for (;;) {
+      const before = w.sink.backlog();
+      if (before === 0 || w.closed) return;
+      await w.sink.drained(this.limits.heartbeatMs);
+      const after = w.sink.backlog();
+      if (after > this.limits.maxBacklogBytes && after < before) continue;
+      this.checkBacklog(w);
+      return;
     }
   }
 
