@@ -106,29 +106,45 @@ function StateItem({ row }) {
   return html`<span class=${`app-state ${word.toLowerCase().replace(/\s/g, '-')}`} data-target=${row.target} data-state=${row.state ?? ''} title=${row.error || ''}>${row.target}: ${word}</span>`;
 }
 
-function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
-  const states = useStates(app, clusters, version);
+/**
+ * The actions of a deployment's row (the deployment runtime at `runtime`): one operation at a time,
+ * followed as its progress object in the row, and an undeploy asked to confirm first. The row goes
+ * as soon as the configuration does: the view shows the undeploy to its end (`onUndeploy`).
+ * `actions(ops, undeployable)` gives the buttons and the progress.
+ */
+function useDeploymentActions(runtime, name, onChanged, onUndeploy) {
   const { task, error, busy, run } = useTask(onChanged);
   const [confirming, setConfirming] = useState(false);
   const [undeployError, setUndeployError] = useState(undefined);
-  const path = (op) => `${DM}/appDeploymentRuntimes/${enc(app.name)}/${op}`;
   const act = (op) => {
     setConfirming(false);
     setUndeployError(undefined);
-    run(path(op));
+    run(`${runtime}/${op}`);
   };
-  // The row goes as soon as the configuration does: the view shows the undeploy to its end.
   const undeploy = async () => {
     setConfirming(false);
     setUndeployError(undefined);
     try {
-      await runTask(path('undeploy'), {}, (t) => onUndeploy(app.name, t));
+      await runTask(`${runtime}/undeploy`, {}, (t) => onUndeploy(name, t));
     } catch (err) {
       setUndeployError(`undeploy: ${err.message}`);
     } finally {
       onChanged();
     }
   };
+  const actions = (ops, undeployable) => html`
+      ${ops.map((op) => html`<button type="button" data-op=${op} disabled=${busy} aria-label=${`${op} ${name}`} onClick=${() => act(op)}>${op}</button>`)}
+      ${undeployable && !confirming && html`<button type="button" data-op="undeploy" disabled=${busy} aria-label=${`undeploy ${name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
+      ${confirming && html`<span class="confirm">Undeploy ${name}?
+        <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
+        <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
+      <${TaskProgress} task=${task} error=${error || undeployError} label=${name} name=${task && `${name} ${opName(task)}`} />`;
+  return actions;
+}
+
+function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
+  const states = useStates(app, clusters, version);
+  const actions = useDeploymentActions(`${DM}/appDeploymentRuntimes/${enc(app.name)}`, app.name, onChanged, onUndeploy);
   const ops = [...(may.startStop ? ['start', 'stop'] : []), ...(may.deploy ? ['redeploy'] : [])];
   return html`<tr data-app=${app.name}>
     <th scope="row">${app.name}</th>
@@ -141,14 +157,7 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
           ? 'no target'
           : html`<ul>${states.map((s) => html`<li><${StateItem} row=${s} />${s.members.length > 0 && html`<ul>${s.members.map((m) => html`<li><${StateItem} row=${m} /></li>`)}</ul>`}</li>`)}</ul>`
     }</td>
-    ${(may.startStop || may.deploy) && html`<td class="actions">
-      ${ops.map((op) => html`<button type="button" data-op=${op} disabled=${busy} aria-label=${`${op} ${app.name}`} onClick=${() => act(op)}>${op}</button>`)}
-      ${may.deploy && !confirming && html`<button type="button" data-op="undeploy" disabled=${busy} aria-label=${`undeploy ${app.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
-      ${confirming && html`<span class="confirm">Undeploy ${app.name}?
-        <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
-        <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
-      <${TaskProgress} task=${task} error=${error || undeployError} label=${app.name} name=${task && `${app.name} ${opName(task)}`} />
-    </td>`}
+    ${(may.startStop || may.deploy) && html`<td class="actions">${actions(ops, may.deploy)}</td>`}
   </tr>`;
 }
 
@@ -157,38 +166,12 @@ function AppRow({ app, clusters, version, may, onChanged, onUndeploy }) {
  * archive read again, followed as its progress object) or undeploy it.
  */
 function LibraryRow({ library, may, onChanged, onUndeploy }) {
-  const { task, error, busy, run } = useTask(onChanged);
-  const [confirming, setConfirming] = useState(false);
-  const [undeployError, setUndeployError] = useState(undefined);
-  const path = (op) => `${DM}/libDeploymentRuntimes/${enc(library.name)}/${op}`;
-  const redeploy = () => {
-    setConfirming(false);
-    setUndeployError(undefined);
-    run(path('redeploy'));
-  };
-  const undeploy = async () => {
-    setConfirming(false);
-    setUndeployError(undefined);
-    try {
-      await runTask(path('undeploy'), {}, (t) => onUndeploy(library.name, t));
-    } catch (err) {
-      setUndeployError(`undeploy: ${err.message}`);
-    } finally {
-      onChanged();
-    }
-  };
+  const actions = useDeploymentActions(`${DM}/libDeploymentRuntimes/${enc(library.name)}`, library.name, onChanged, onUndeploy);
   return html`<tr data-library=${library.name}>
     <th scope="row">${library.name}</th>
     <td class="source">${library.sourcePath || ''}</td>
     <td>${(library.targets || []).map((t) => refName(t).name).join(', ')}</td>
-    ${may.deploy && html`<td class="actions">
-      <button type="button" data-op="redeploy" disabled=${busy} aria-label=${`redeploy ${library.name}`} onClick=${redeploy}>redeploy</button>
-      ${!confirming && html`<button type="button" data-op="undeploy" disabled=${busy} aria-label=${`undeploy ${library.name}`} onClick=${() => setConfirming(true)}>undeploy</button>`}
-      ${confirming && html`<span class="confirm">Undeploy ${library.name}?
-        <button type="button" data-op="confirm-undeploy" onClick=${undeploy}>Yes, undeploy</button>
-        <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`}
-      <${TaskProgress} task=${task} error=${error || undeployError} label=${library.name} name=${task && `${library.name} ${opName(task)}`} />
-    </td>`}
+    ${may.deploy && html`<td class="actions">${actions(['redeploy'], true)}</td>`}
   </tr>`;
 }
 
