@@ -106,11 +106,9 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   // Uploaded archives no deployment names any more (undeployed, or left by an earlier run) are removed
   // whenever an activation adds or removes deployments.
   const archives = new KeptArchives(join(deps.dataDir, 'applications'));
-  const sweepArchives = (opts: { olderThan?: number; atStart?: boolean } = {}) => {
+  const sweepArchives = (opts: { olderThan?: number } = {}) => {
     try {
-      // At start-up the runtime has just listed the configuration's deployments: they are taken from it.
-      const topology = opts.atStart ? domain.runtime.currentTopology : undefined;
-      archives.sweep(referencedArchives(domain, topology && ((c) => topology.items([], c))), opts);
+      archives.sweep(referencedArchives(domain), opts);
     } catch (err) {
       domain.log.warn({ err }, 'unused application archives not removed');
     }
@@ -120,7 +118,7 @@ export function composeApi(deps: ApiDependencies): ComposedApi {
   // older than a minute go at once (another server's deployment in the making is seconds old), and
   // those older than this start a minute later.
   const started = Date.now();
-  sweepArchives(domain.store.shared ? { olderThan: started - ARCHIVE_GRACE_MS, atStart: true } : { atStart: true });
+  sweepArchives(domain.store.shared ? { olderThan: started - ARCHIVE_GRACE_MS } : {});
   const laterSweep = domain.store.shared ? setTimeout(() => sweepArchives({ olderThan: started }), ARCHIVE_GRACE_MS) : undefined;
   laterSweep?.unref();
   domain.configService.onActivation((result) => {

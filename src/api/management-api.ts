@@ -870,23 +870,19 @@ function beforeParam(query: Record<string, unknown> | undefined): number | undef
 
 export type { Identity };
 
-/**
- * Paths of the archives and plans deployments name: the active configuration's and every edit
- * session's. `activated` lists the active configuration's deployments when the caller holds them
- * already (a start-up's runtime does: listing 50,000 applications again costs a tenth of a second).
- */
-export function referencedArchives(domain: Domain, activated?: (collection: string) => readonly { values: Record<string, unknown> }[]): Set<string> {
+/** Paths of the archives and plans deployments name: the active configuration's and every edit session's. */
+export function referencedArchives(domain: Domain): Set<string> {
   const out = new Set<string>();
   const add = (values: Record<string, unknown> | undefined) => {
     if (!values) return;
     for (const v of [values.sourcePath, values.planPath]) if (typeof v === 'string' && v !== '') out.add(v);
   };
-  // Without them, read from the configuration itself (a topology made for this would list every
-  // application as a bean of its own).
+  // The configuration's own lists of its deployments' records (no key looked up for each of 50,000
+  // applications, and no topology made to list them as beans of their own).
   const config = domain.configService.config;
   for (const collection of DEPLOYABLE_COLLECTIONS) {
-    if (activated) for (const bean of activated(collection)) add(bean.values);
-    else for (const name of config.itemNames(collection)) add(config.bean(itemKey(collection, name))?.values);
+    const records = config.itemRecords(collection) ?? config.itemNames(collection).map((name) => config.bean(itemKey(collection, name)));
+    for (const record of records) add(record?.values);
     for (const session of domain.configService.allSessions()) {
       if (!session.hasChanges) continue;
       for (const name of session.itemNames(collection)) add(session.bean(itemKey(collection, name))?.values);

@@ -8,7 +8,7 @@ import { DEFAULT_PRODUCT_VERSION, PRODUCT_VERSIONS, UNRECORDED_PRODUCT_VERSION, 
 import { givenKey } from '../config/secret-key.js';
 import { Secrets } from '../config/secrets.js';
 import { badRequest } from '../core/problems.js';
-import { fromStored } from '../domain/bootstrap.js';
+import { readStoredTree } from '../domain/bootstrap.js';
 import {
   type Finding,
   type ForeignSecrets,
@@ -157,7 +157,7 @@ export interface ExportOptions {
 export async function exportDataDir(dataDir: string, opts: ExportOptions): Promise<{ findings: Finding[]; written: string[]; stdout?: string }> {
   if (!opts.store && !existsSync(join(dataDir, 'domain.db'))) throw new Error(`${dataDir} holds no domain (no domain.db): nothing to export`);
   const store = openStore(dataDir, opts.store);
-  let rows;
+  let config;
   let users;
   let groups;
   let productVersion: string;
@@ -165,13 +165,13 @@ export async function exportDataDir(dataDir: string, opts: ExportOptions): Promi
     await store.open();
     if ((await store.getMeta('created')) === undefined) throw new Error(`${store.description} holds no domain: nothing to export`);
     productVersion = (await store.getMeta('productVersion')) ?? UNRECORDED_PRODUCT_VERSION;
-    rows = await store.loadTree('config');
+    config = await readStoredTree(store, 'config');
     users = await store.users();
     groups = await store.groups();
   } finally {
     await store.close();
   }
-  const result = exportDomain(loadCatalog(undefined, productVersion), fromStored(rows), securityOf(users, groups), { format: opts.format, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  const result = exportDomain(loadCatalog(undefined, productVersion), config, securityOf(users, groups), { format: opts.format, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   const findings = [...result.findings];
   if (!opts.out) {
     const [main, ...rest] = result.files;

@@ -15,13 +15,13 @@ export interface NamedBean {
   type: string;
 }
 
-/** Items of a collection targeted alike: the servers their targets stand for, and the items with their positions. */
 /** Some items of a collection only (named, so that their index is kept apart). */
 export interface ItemKind {
   name: string;
   accept: (item: NamedBean) => boolean;
 }
 
+/** Items of a collection targeted alike: the servers their targets stand for, and the items with their positions. */
 interface PlacementGroup {
   targets: unknown[];
   /** The servers the targets stand for in this topology (computed when first needed). */

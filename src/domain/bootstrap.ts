@@ -278,11 +278,4 @@ export async function readStoredTree(store: Store, tree: string): Promise<BeanTr
   return out;
 }
 
-export function fromStored(rows: StoredBean[]): BeanTree {
-  const tree = new BeanTree();
-  // The store gives them in order already; a list from elsewhere is sorted.
-  const sorted = rows.every((r, i) => i === 0 || rows[i - 1]!.ord <= r.ord) ? rows : [...rows].sort((a, b) => a.ord - b.ord);
-  for (const row of sorted) tree.putRaw(row.key, { type: row.type, values: row.values }, row.collection, row.name, row.ord);
-  return tree;
-}
 

@@ -1056,10 +1056,6 @@ export class RuntimeEngine implements RuntimeFigures {
   }
 }
 
-/**
- * What a library's runtimes show of it, read from its name as the product names libraries:
- * `name#specification@implementation`, both versions optional.
- */
 /** What a server's lifecycle runtime holds beside its state (which the behaviours give). */
 function lifeCycleFacts(): Record<string, unknown> {
   return { nodeManagerRestartCount: 0, middlewareHome: '/opt/appserver', appserverHome: '/opt/appserver/server' };
@@ -1070,6 +1066,10 @@ function appDeploymentFacts(name: string): Record<string, unknown> {
   return { applicationName: name, applicationVersion: null, modules: [name] };
 }
 
+/**
+ * What a library's runtimes show of it, read from its name as the product names libraries:
+ * `name#specification@implementation`, both versions optional.
+ */
 function libraryFacts(name: string): Record<string, unknown> {
   const m = /^([^#@]*)(?:#([^@]*))?(?:@(.*))?$/.exec(name);
   return {

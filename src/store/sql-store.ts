@@ -243,12 +243,6 @@ export class SqlStore implements Store {
     return out;
   }
 
-  async loadTree(tree: string): Promise<StoredBean[]> {
-    const out: StoredBean[] = [];
-    await this.readTree(tree, (key, collection, name, ord, type, values) => out.push({ key, collection, name, ord, type, values }));
-    return out;
-  }
-
   async readTree(tree: string, put: PutBean): Promise<void> {
     const image = await this.imageOf(tree);
     if (image !== undefined) return image(put);

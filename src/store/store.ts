@@ -205,9 +205,7 @@ export interface Store {
    */
   replaceMeta(set: Record<string, string>, remove: string[]): Promise<void>;
 
-  /** Every bean of a tree ('config' is the activated configuration), in order. */
-  loadTree(tree: string): Promise<StoredBean[]>;
-  /** Gives every bean of a tree to `put`, in order, without a list of them (a start-up reads a whole domain this way). */
+  /** Gives every bean of a tree ('config' is the activated configuration) to `put`, in order, without a list of them. */
   readTree(tree: string, put: PutBean): Promise<void>;
   /** The beans at these keys and below. */
   loadSubtrees(tree: string, keys: string[]): Promise<StoredBean[]>;

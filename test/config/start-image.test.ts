@@ -27,7 +27,9 @@ async function storeBeans(dir: string): Promise<StoredBean[]> {
   const store = openStore(dir);
   await store.open();
   try {
-    return (await store.loadTree('config')).sort((a, b) => a.ord - b.ord || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const out: StoredBean[] = [];
+    await store.readTree('config', (key, collection, name, ord, type, values) => out.push({ key, collection, name, ord, type, values }));
+    return out.sort((a, b) => a.ord - b.ord || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   } finally {
     await store.close();
   }
